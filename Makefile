@@ -1,0 +1,37 @@
+# mcr-env: `make run` (train + evaluate the default agent) and `make test` (the test suite).
+# Both set up .venv first when it is missing or pyproject.toml changed.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+STAMP := $(VENV)/.installed
+
+.PHONY: setup test run lint bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	# CPU build from the local disk; an unpinned torch would pull a multi-GB CUDA build.
+	$(PIP) install --quiet torch==2.13.0
+	$(PIP) install --quiet -e ".[torch,pettingzoo,reference,dev]"
+	touch $(STAMP)
+
+test: $(STAMP)
+	$(PY) -m ruff check mcr_env baselines scripts tests
+	$(PY) -m pytest -q -n 2
+
+run: $(STAMP)
+	$(PY) scripts/train.py --config configs/default.yaml
+
+lint: $(STAMP)
+	$(PY) -m ruff check mcr_env baselines scripts tests
+	$(PY) -m ruff format --check mcr_env baselines scripts tests
+
+bench: $(STAMP)
+	$(PY) scripts/bench_scoring.py
+	$(PY) scripts/bench_engine.py
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache
