@@ -1,0 +1,3 @@
+"""mcr-env: a reinforcement-learning environment for Mahjong Competition Rules (MCR)."""
+
+__version__ = "0.1.0"
