@@ -186,7 +186,9 @@ def code_to_tile(code: str) -> int:
         raise TypeError(f"tile code must be a str, got {type(code).__name__} {code!r}")
     t = _CODE_TO_ID.get(code.strip().upper())
     if t is None:
-        raise ValueError(f"unknown tile code {code!r} (expected W1-9, T1-9, B1-9, F1-4, J1-3, H1-8)")
+        raise ValueError(
+            f"unknown tile code {code!r} (expected W1-9, T1-9, B1-9, F1-4, J1-3, H1-8)"
+        )
     return t
 
 

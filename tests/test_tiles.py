@@ -8,7 +8,18 @@ from mcr_env import tiles as T
 
 def test_ids_follow_botzone_order():
     assert [T.tile_to_code(t) for t in (0, 8, 9, 17, 18, 26, 27, 30, 31, 33, 34, 41)] == [
-        "W1", "W9", "T1", "T9", "B1", "B9", "F1", "F4", "J1", "J3", "H1", "H8",
+        "W1",
+        "W9",
+        "T1",
+        "T9",
+        "B1",
+        "B9",
+        "F1",
+        "F4",
+        "J1",
+        "J3",
+        "H1",
+        "H8",
     ]
 
 
@@ -16,9 +27,16 @@ def test_predicates():
     assert T.is_terminal(0) and T.is_terminal(26) and not T.is_terminal(27)
     assert T.is_honor(27) and T.is_honor(33) and not T.is_honor(26)
     assert [T.tile_to_code(t) for t in np.flatnonzero(T.IS_GREEN)] == [
-        "T2", "T3", "T4", "T6", "T8", "J2"]
+        "T2",
+        "T3",
+        "T4",
+        "T6",
+        "T8",
+        "J2",
+    ]
     assert T.format_botzone(np.flatnonzero(T.IS_REVERSIBLE)) == (
-        "T2 T4 T5 T6 T8 T9 B1 B2 B3 B4 B5 B8 B9 J3")
+        "T2 T4 T5 T6 T8 T9 B1 B2 B3 B4 B5 B8 B9 J3"
+    )
     assert T.is_flower(34) and not T.is_flower(33)
     assert T.suit_of(30) is T.Suit.WIND and T.rank_of(30) == 4
 
@@ -55,8 +73,8 @@ def test_bad_types():
 
 
 def test_glyphs():
-    assert T.tile_glyph(0) == "\U0001F007" and T.tile_glyph(27) == "\U0001F000"
-    assert T.tile_glyph(31) == "\U0001F004" and T.tile_glyph(34) == "\U0001F022"
+    assert T.tile_glyph(0) == "\U0001f007" and T.tile_glyph(27) == "\U0001f000"
+    assert T.tile_glyph(31) == "\U0001f004" and T.tile_glyph(34) == "\U0001f022"
     assert len(set(T.format_glyphs(range(42)))) == 42
 
 

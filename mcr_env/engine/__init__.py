@@ -1,0 +1,1 @@
+"""Batched MCR game engine (RULES.md sections 2-4)."""
