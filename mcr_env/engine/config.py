@@ -1,0 +1,63 @@
+"""Rules configuration of the engine (RULES.md sections 2-4 and 7)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+WALL_LAYOUTS = ("official", "botzone")
+SCORING_PROFILES = ("mcr", "botzone")
+ILLEGAL_ACTIONS = ("raise", "penalize")
+MATCH_MODES = ("hand", "match")
+
+
+@dataclass(frozen=True)
+class RulesConfig:
+    """Which variant of the rules the engine plays.
+
+    Raises:
+        ValueError: a value is not one of the valid ones (the message lists them).
+    """
+
+    wall_layout: str = "official"
+    """"official": 144 tiles (8 flowers) in one wall, normal draws from the front, replacement
+    draws (flower or kong) from the back, no dead wall. "botzone": 136 tiles, no flowers, four
+    34-tile walls, seat s draws and replaces only from its own wall (RULES.md section 2)."""
+    scoring_profile: str = "mcr"
+    """Scorer profile passed to ``score_win``: "mcr" or "botzone" (RULES.md section 7)."""
+    illegal_action: str = "raise"
+    """"raise": an action outside the legal mask raises ValueError. "penalize": the offender
+    pays 30, each other seat gets 10, and the hand ends (RULES.md section 3)."""
+    match: str = "hand"
+    """"hand": every game is a single hand, East (the dealer) at seat 0. "match": 16 hands with
+    dealer rotation, prevalent winds and seat changes (RULES.md section 4)."""
+
+    def __post_init__(self) -> None:
+        valid = {
+            "wall_layout": WALL_LAYOUTS,
+            "scoring_profile": SCORING_PROFILES,
+            "illegal_action": ILLEGAL_ACTIONS,
+            "match": MATCH_MODES,
+        }
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if not isinstance(value, str) or value not in valid[f.name]:
+                raise ValueError(
+                    f"RulesConfig.{f.name} = {value!r} is not valid; "
+                    f"valid values: {', '.join(valid[f.name])}"
+                )
+
+    @classmethod
+    def from_dict(cls, data: dict) -> RulesConfig:
+        """Build from a mapping (e.g. a YAML section).
+
+        Raises:
+            TypeError: ``data`` is not a mapping.
+            ValueError: an unknown key (the message lists the valid keys) or an invalid value.
+        """
+        if not isinstance(data, dict):
+            raise TypeError(f"RulesConfig.from_dict expects a dict, got {type(data).__name__}")
+        names = [f.name for f in fields(cls)]
+        unknown = sorted(set(data) - set(names))
+        if unknown:
+            raise ValueError(f"unknown RulesConfig keys {unknown}; valid keys: {', '.join(names)}")
+        return cls(**data)

@@ -1,0 +1,287 @@
+"""Batched game state: a struct of numpy arrays with a leading batch dimension B.
+
+Every field of :class:`GameState` carries a one-line comment: shape, dtype, sentinel, meaning.
+Fields are grouped by who may see them (DESIGN.md, engine contract):
+
+* ``public``  -- visible to all four seats (melds except the tile of a concealed kong, discards,
+  flowers, the tile in play, phase, seat to act, tiles left, winds, hand number, scores).
+* ``private`` -- per seat: row ``[:, s]`` (or the entries owned by seat ``s``) may be seen by
+  seat ``s`` only (concealed hand counts, the tile just drawn, the tile of its concealed kongs).
+* ``hidden``  -- visible to nobody (wall contents and pointers).
+
+The scope of a field is in its dataclass metadata (``field(metadata={"scope": ...})``);
+:func:`fields_in_scope` lists them, and :meth:`GameState.seat_view` returns exactly what one seat
+may see (public fields plus that seat's private entries, other seats' private entries masked
+with the field's sentinel). Encoders should read from ``seat_view`` so that information-leak
+tests can check them.
+
+Conventions: seats are absolute indices 0..3 in play order (0 -> 1 -> 2 -> 3 -> 0). Seat winds
+are ``(seat - dealer) % 4`` (0 = East). Tile ids are those of :mod:`mcr_env.tiles`: 0-33
+playing tiles, 34-41 flowers. The sentinel for "no tile" / "no seat" is -1 unless stated.
+
+The engine (:mod:`mcr_env.engine.core`) owns and mutates the arrays in place; treat the state
+as read-only outside the engine (copy with :meth:`GameState.copy`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+import numpy as np
+
+MAX_MELDS = 4
+"""Meld slots per seat (a hand has at most four melds)."""
+DISCARD_CAPACITY = 48
+"""Discard slots per seat. A seat takes at most ~44 turns in a hand (92 wall draws shared by four
+seats plus at most 16 claims); the engine raises RuntimeError if this capacity is ever exceeded."""
+WALL_CAPACITY = 144
+"""Wall slots: 144 tiles in the ``official`` layout, 136 (4 x 34) in the ``botzone`` layout."""
+BOTZONE_SEGMENT = 34
+"""Tiles per seat wall in the ``botzone`` layout."""
+
+
+class Phase(IntEnum):
+    """What kind of decision a game is waiting for (``GameState.phase``)."""
+
+    ACT = 0
+    """The current seat has just drawn (or taken a kong replacement): Hu, AnGang, BuGang, Play."""
+    DISCARD = 1
+    """The current seat has just made a Chi or Peng: it must Play (discard)."""
+    CLAIM = 2
+    """A discard is in play: the other seats answer Hu, Peng, Gang, Chi (next seat only), Pass."""
+    ROB = 3
+    """A BuGang tile is in play (robbing window): the other seats answer Hu or Pass."""
+    OVER = 4
+    """The hand is over (win, exhaustive draw, or penalty)."""
+
+
+class MeldKind(IntEnum):
+    """Kinds of meld slot (``GameState.meld_kind``)."""
+
+    NONE = 0
+    """Empty slot."""
+    CHI = 1
+    """Melded chow; ``meld_tile`` is its middle tile."""
+    PENG = 2
+    """Melded pung."""
+    GANG = 3
+    """Melded kong: claimed from a discard (Gang) or made by adding to a pung (BuGang)."""
+    ANGANG = 4
+    """Concealed kong; its tile is private to the owner (``angang_tile``)."""
+
+
+class EndReason(IntEnum):
+    """How a hand ended (``GameState.end_reason``)."""
+
+    NONE = 0
+    """The hand is still being played."""
+    SELF_DRAWN = 1
+    """Hu on a drawn tile (including kong replacements)."""
+    DISCARD = 2
+    """Hu on a discarded tile."""
+    ROB_KONG = 3
+    """Hu on the tile added by a BuGang (Robbing the Kong)."""
+    EXHAUSTIVE = 4
+    """No tile left and nobody won: nobody pays."""
+    PENALTY = 5
+    """An illegal action was punished (``illegal_action="penalize"``)."""
+
+
+SCOPES = ("public", "private", "hidden")
+
+
+def _f(scope: str, sentinel: int | None = None):
+    return field(default=None, metadata={"scope": scope, "sentinel": sentinel})
+
+
+@dataclass
+class GameState:
+    """State of B independent games (struct of arrays, leading dim B).
+
+    Build one with :meth:`GameState.empty`; the engine fills it on ``reset``.
+    """
+
+    # ---------------------------------------------------------------- public: melds
+    meld_kind: np.ndarray = _f("public", 0)
+    """(B, 4, 4) int8, 0 = empty: MeldKind of meld slot j of seat s, slots filled in order."""
+    meld_tile: np.ndarray = _f("public", -1)
+    """(B, 4, 4) int8, -1 = empty OR concealed kong (tile hidden): pung/kong tile, chow middle."""
+    meld_from: np.ndarray = _f("public", -1)
+    """(B, 4, 4) int8, -1 = empty/concealed kong: absolute seat the meld was claimed from."""
+    meld_claimed: np.ndarray = _f("public", -1)
+    """(B, 4, 4) int8, -1 = empty/concealed kong: the tile id taken from the discard."""
+    meld_added: np.ndarray = _f("public", 0)
+    """(B, 4, 4) bool: this melded kong was made by BuGang (added to a pung)."""
+    n_melds: np.ndarray = _f("public", 0)
+    """(B, 4) int8: number of filled meld slots (concealed kongs included)."""
+    # ---------------------------------------------------------------- public: discards
+    discards: np.ndarray = _f("public", -1)
+    """(B, 4, 48) int8, -1 = empty slot: tiles discarded by seat s in order."""
+    discard_claimed: np.ndarray = _f("public", 0)
+    """(B, 4, 48) bool: that discard was claimed (Chi/Peng/Gang) and now sits in a meld."""
+    discard_order: np.ndarray = _f("public", -1)
+    """(B, 4, 48) int16, -1 = empty: global index of that discard in the hand (0, 1, 2, ...)."""
+    n_discards: np.ndarray = _f("public", 0)
+    """(B, 4) int8: number of discards of seat s (claimed ones included)."""
+    total_discards: np.ndarray = _f("public", 0)
+    """(B,) int16: discards made in the hand so far (all seats)."""
+    visible_count: np.ndarray = _f("public", 0)
+    """(B, 34) int8: copies of each kind visible to all: unclaimed discards + open melds
+    (chows, pungs, melded kongs; concealed kongs excluded), the tile in play included."""
+    # ---------------------------------------------------------------- public: flowers
+    flower_count: np.ndarray = _f("public", 0)
+    """(B, 4) int8: flowers set aside by seat s (each scores 1 point for its owner)."""
+    flowers: np.ndarray = _f("public", 0)
+    """(B, 4, 8) bool: which flowers (H1..H8, index tile - 34) seat s has set aside."""
+    # ---------------------------------------------------------------- public: turn
+    phase: np.ndarray = _f("public", 4)
+    """(B,) int8: Phase of the decision the game waits for (Phase.OVER when the hand ended)."""
+    current_seat: np.ndarray = _f("public", -1)
+    """(B,) int8: seat whose turn it is (the drawer/discarder; in CLAIM/ROB, the player of the
+    tile in play)."""
+    tile_in_play: np.ndarray = _f("public", -1)
+    """(B,) int8, -1 = none: the discard (CLAIM) or the BuGang tile (ROB) being answered."""
+    played_by: np.ndarray = _f("public", -1)
+    """(B,) int8, -1 = none: seat that played ``tile_in_play``."""
+    after_kong: np.ndarray = _f("public", 0)
+    """(B,) bool: the current ACT decision follows a kong replacement draw (Gang/AnGang/BuGang)."""
+    tiles_left: np.ndarray = _f("public", 0)
+    """(B, 4) int16: tiles seat s could still draw (official: the whole wall, same for all
+    seats; botzone: seat s's own 34-tile wall)."""
+    # ---------------------------------------------------------------- public: table
+    dealer: np.ndarray = _f("public", 0)
+    """(B,) int8: seat of the dealer (East) in this hand."""
+    prevalent_wind: np.ndarray = _f("public", 0)
+    """(B,) int8: prevalent (round) wind, 0 = East .. 3 = North."""
+    hand_number: np.ndarray = _f("public", 0)
+    """(B,) int16: hand index in the match, 0..15 (always 0 in single-hand mode)."""
+    player_at_seat: np.ndarray = _f("public", -1)
+    """(B, 4) int8: player (0..3, player 0 = East of hand 1) sitting at seat s in this hand."""
+    match_scores: np.ndarray = _f("public", 0)
+    """(B, 4) int32: cumulative points per PLAYER over finished hands of the match."""
+    # ---------------------------------------------------------------- public: result
+    winner: np.ndarray = _f("public", -1)
+    """(B,) int8, -1 = none/not over: seat that won the hand."""
+    win_from: np.ndarray = _f("public", -1)
+    """(B,) int8, -1 = self-drawn/none: seat that paid as discarder (incl. robbed kong)."""
+    end_reason: np.ndarray = _f("public", 0)
+    """(B,) int8: EndReason of the hand (EndReason.NONE while it is being played)."""
+    # ---------------------------------------------------------------- private (per seat)
+    hand: np.ndarray = _f("private", 0)
+    """(B, 4, 34) int8: concealed tile counts of seat s (drawn tile included; no flowers)."""
+    drawn_tile: np.ndarray = _f("private", -1)
+    """(B, 4) int8, -1 = none: tile seat s just drew and may still act on (ACT phase only)."""
+    angang_tile: np.ndarray = _f("private", -1)
+    """(B, 4, 4) int8, -1 = slot is not a concealed kong: tile of seat s's concealed kong."""
+    # ---------------------------------------------------------------- hidden
+    wall: np.ndarray = _f("hidden", -1)
+    """(B, 144) int8, -1 = unused slot: wall tiles in draw order (official: one wall of 144;
+    botzone: seat s's wall is slots 34*s .. 34*s+33)."""
+    wall_front: np.ndarray = _f("hidden", 0)
+    """(B, 4) int16: next front (normal draw) slot of wall segment k (official: only k = 0)."""
+    wall_back: np.ndarray = _f("hidden", 0)
+    """(B, 4) int16: one past the last undrawn slot of segment k (replacements take back - 1)."""
+
+    # ------------------------------------------------------------------------------------------
+    @classmethod
+    def empty(cls, batch_size: int) -> GameState:
+        """All fields allocated for ``batch_size`` games and set to their sentinels."""
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
+            raise TypeError(f"batch_size must be an int, got {type(batch_size).__name__}")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        b = int(batch_size)
+        shapes = {
+            "meld_kind": ((b, 4, MAX_MELDS), np.int8),
+            "meld_tile": ((b, 4, MAX_MELDS), np.int8),
+            "meld_from": ((b, 4, MAX_MELDS), np.int8),
+            "meld_claimed": ((b, 4, MAX_MELDS), np.int8),
+            "meld_added": ((b, 4, MAX_MELDS), np.bool_),
+            "n_melds": ((b, 4), np.int8),
+            "discards": ((b, 4, DISCARD_CAPACITY), np.int8),
+            "discard_claimed": ((b, 4, DISCARD_CAPACITY), np.bool_),
+            "discard_order": ((b, 4, DISCARD_CAPACITY), np.int16),
+            "n_discards": ((b, 4), np.int8),
+            "total_discards": ((b,), np.int16),
+            "visible_count": ((b, 34), np.int8),
+            "flower_count": ((b, 4), np.int8),
+            "flowers": ((b, 4, 8), np.bool_),
+            "phase": ((b,), np.int8),
+            "current_seat": ((b,), np.int8),
+            "tile_in_play": ((b,), np.int8),
+            "played_by": ((b,), np.int8),
+            "after_kong": ((b,), np.bool_),
+            "tiles_left": ((b, 4), np.int16),
+            "dealer": ((b,), np.int8),
+            "prevalent_wind": ((b,), np.int8),
+            "hand_number": ((b,), np.int16),
+            "player_at_seat": ((b, 4), np.int8),
+            "match_scores": ((b, 4), np.int32),
+            "winner": ((b,), np.int8),
+            "win_from": ((b,), np.int8),
+            "end_reason": ((b,), np.int8),
+            "hand": ((b, 4, 34), np.int8),
+            "drawn_tile": ((b, 4), np.int8),
+            "angang_tile": ((b, 4, MAX_MELDS), np.int8),
+            "wall": ((b, WALL_CAPACITY), np.int8),
+            "wall_front": ((b, 4), np.int16),
+            "wall_back": ((b, 4), np.int16),
+        }
+        kwargs = {}
+        for f in dataclasses.fields(cls):
+            shape, dtype = shapes[f.name]
+            kwargs[f.name] = np.full(shape, f.metadata["sentinel"], dtype=dtype)
+        return cls(**kwargs)
+
+    @property
+    def batch_size(self) -> int:
+        """B, the number of games."""
+        return int(self.phase.shape[0])
+
+    def copy(self) -> GameState:
+        """A deep copy (every array copied)."""
+        return GameState(**{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)})
+
+    def seat_wind(self) -> np.ndarray:
+        """``(B, 4) int8``: seat wind of each seat (0 = East), ``(seat - dealer) % 4``."""
+        return ((np.arange(4, dtype=np.int8)[None, :] - self.dealer[:, None]) % 4).astype(np.int8)
+
+    def seat_view(self, seat: int) -> dict[str, np.ndarray]:
+        """Everything ``seat`` may see, as a dict of arrays (copies).
+
+        Public fields are returned whole. Private fields keep only ``seat``'s own entries
+        (``hand[:, seat]``, ``drawn_tile[:, seat]``, ``angang_tile[:, seat]``); other seats'
+        entries are set to the field's sentinel, so the shapes stay ``(B, 4, ...)``. Hidden
+        fields are left out.
+
+        Raises:
+            ValueError: ``seat`` is not 0..3.
+        """
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < 4:
+            raise ValueError(f"seat must be an int 0..3, got {seat!r}")
+        out: dict[str, np.ndarray] = {}
+        for f in dataclasses.fields(self):
+            scope = f.metadata["scope"]
+            if scope == "hidden":
+                continue
+            arr = getattr(self, f.name)
+            if scope == "public":
+                out[f.name] = arr.copy()
+            else:
+                masked = np.full_like(arr, f.metadata["sentinel"])
+                masked[:, seat] = arr[:, seat]
+                out[f.name] = masked
+        return out
+
+
+def fields_in_scope(scope: str) -> tuple[str, ...]:
+    """Names of the :class:`GameState` fields in ``scope`` ("public", "private" or "hidden").
+
+    Raises:
+        ValueError: unknown scope.
+    """
+    if scope not in SCOPES:
+        raise ValueError(f"unknown scope {scope!r}; valid: {', '.join(SCOPES)}")
+    return tuple(f.name for f in dataclasses.fields(GameState) if f.metadata["scope"] == scope)
