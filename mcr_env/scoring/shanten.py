@@ -1,0 +1,357 @@
+"""Hand analysis: winning shapes, shanten and waits (RULES.md section 2, "A winning hand").
+
+A hand is given as its concealed tile counts ``counts`` ``(34,)`` (tile ids of
+:mod:`mcr_env.tiles`) plus ``n_melds``, the number of melded sets (chows, pungs, kongs, concealed
+kongs) already declared. The concealed part of a complete hand has ``14 - 3 * n_melds`` tiles; a
+hand waiting for its last tile has ``13 - 3 * n_melds``.
+
+Winning forms (shape only, the 8-point minimum is the scorer's business):
+
+* regular: ``4 - n_melds`` sets (chow or pung) and a pair;
+* Seven Pairs (``n_melds == 0``; four identical tiles count as two pairs);
+* Thirteen Orphans (``n_melds == 0``);
+* Lesser/Greater Honors and Knitted Tiles (``n_melds == 0``): 14 distinct tiles taken from the
+  honors and one knitted arrangement (147, 258, 369 spread over the three suits);
+* Knitted Straight (``n_melds <= 1``): the 9 tiles of one knitted arrangement, one set and a pair.
+
+Shanten is the number of tiles still to exchange before the hand is ready (0 = ready, -1 =
+complete), with the meaning of PyMahjongGB's ``RegularShanten`` / ``MahjongShanten`` (shape
+only, tile availability ignored). For a regular hand it is ``2k - 2m - t - p`` maximised over the
+ways of reading the tiles as ``m`` sets, ``t`` partial sets (a pair, two adjacent tiles, or two
+tiles with a gap) and ``p <= 1`` pair, with ``m + t <= k = 4 - n_melds``. Hands with
+``14 - 3 * n_melds`` tiles are accepted too (the value is then the best shanten after one discard,
+or -1 if the hand is complete).
+
+Implementation: each suit's 9 counts are read as one base-5 number (the *suit key*). Two tables
+indexed by suit key are built with numpy:
+
+* ``_SUIT_COMPLETE`` ``(5**9,) uint8`` (at import, ~50 ms): bit 0 set if the suit splits into sets
+  only, bit 1 if it splits into sets and one pair;
+* ``_SUIT_VALUE`` ``(5**9, 10) int8`` (lazily, at the first shanten call, ~1 s): for ``b`` in 0..4
+  blocks and ``p`` in {0, 1} pairs, the largest ``2m + t`` with ``m + t <= b`` (column
+  ``2 * b + p``), -100 where no pair is possible. Honors have a 5**7 table of the same kind.
+
+A hand's value is then a max-plus combination of four table rows over the ways of sharing the
+``k`` blocks and the pair among the three suits and the honors.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+
+from mcr_env.tiles import NUM_TILE_KINDS
+
+__all__ = [
+    "KNITTED_ARRANGEMENTS",
+    "complete_mask",
+    "is_complete",
+    "winning_tiles",
+]
+
+_POW5_9 = 5 ** np.arange(9, dtype=np.int64)
+_POW5_7 = 5 ** np.arange(7, dtype=np.int64)
+_NO_PAIR = -100  # table value: this (blocks, pair) combination is impossible
+
+# Thirteen Orphans tiles: 1 and 9 of each suit, all honors.
+_ORPHANS = np.array([0, 8, 9, 17, 18, 26, *range(27, 34)], dtype=np.int64)
+_IS_ORPHAN = np.zeros(NUM_TILE_KINDS, dtype=bool)
+_IS_ORPHAN[_ORPHANS] = True
+
+
+def _knitted_arrangements() -> np.ndarray:
+    """The 6 knitted arrangements: ``(6, 34) int8``, 1 on the 9 tiles of 147/258/369."""
+    out = np.zeros((6, NUM_TILE_KINDS), dtype=np.int8)
+    for i, perm in enumerate(itertools.permutations(range(3))):
+        for suit, start in enumerate(perm):  # suit gets ranks start+1, start+4, start+7
+            out[i, [suit * 9 + start, suit * 9 + start + 3, suit * 9 + start + 6]] = 1
+    return out
+
+
+KNITTED_ARRANGEMENTS = _knitted_arrangements()
+"""``(6, 34) int8``: the knitted arrangements (147, 258, 369 over characters, bamboo, dots in
+every order); 1 on the 9 tiles of the arrangement."""
+_KNITTED_OR_HONOR = KNITTED_ARRANGEMENTS.astype(bool)
+_KNITTED_OR_HONOR[:, 27:] = True
+
+
+# --------------------------------------------------------------------------------------------
+# Input checks
+# --------------------------------------------------------------------------------------------
+
+
+def _as_counts(counts) -> np.ndarray:
+    """``counts`` as a validated ``(34,) int64`` array (values 0..4)."""
+    if isinstance(counts, np.ndarray):
+        arr = counts
+    else:
+        try:
+            arr = np.asarray(counts)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"counts must be an array-like of 34 ints: {exc}") from None
+    if arr.dtype.kind not in "iu":
+        if arr.dtype.kind == "b" or arr.dtype == object or arr.size == 0:
+            raise TypeError(f"counts must hold integers, got dtype {arr.dtype}")
+        if arr.dtype.kind != "f" or not np.all(arr == np.round(arr)):
+            raise TypeError(f"counts must hold integers, got dtype {arr.dtype}")
+    if arr.shape != (NUM_TILE_KINDS,):
+        raise ValueError(f"counts must have shape (34,), got {arr.shape}")
+    arr = arr.astype(np.int64)
+    lo, hi = arr.min(), arr.max()
+    if lo < 0:
+        raise ValueError(f"counts must be >= 0; tile {int(arr.argmin())} has count {int(lo)}")
+    if hi > 4:
+        raise ValueError(f"counts must be <= 4; tile {int(arr.argmax())} has count {int(hi)}")
+    return arr
+
+
+def _as_n_melds(n_melds) -> int:
+    if isinstance(n_melds, (bool, np.bool_)) or not isinstance(n_melds, (int, np.integer)):
+        raise TypeError(f"n_melds must be an int, got {type(n_melds).__name__}")
+    n = int(n_melds)
+    if not 0 <= n <= 4:
+        raise ValueError(f"n_melds must be in 0..4, got {n}")
+    return n
+
+
+def _check_total(arr: np.ndarray, n: int, extras: Sequence[int]) -> int:
+    """Tile total of ``arr``; raises unless it is ``e - 3 * n`` for some ``e`` in ``extras``."""
+    total = int(arr.sum())
+    allowed = [e - 3 * n for e in extras]
+    if total not in allowed:
+        want = " or ".join(str(a) for a in allowed)
+        raise ValueError(f"a hand with n_melds={n} must hold {want} concealed tiles, got {total}")
+    return total
+
+
+def _as_batch(counts, n_melds, extras: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Validated ``(N, 34) int64`` counts and ``(N,) int64`` meld numbers."""
+    c = np.asarray(counts)
+    n = np.asarray(n_melds)
+    if c.dtype.kind not in "iu":
+        raise TypeError(f"counts must be an integer array, got dtype {c.dtype}")
+    if n.dtype.kind not in "iu":
+        raise TypeError(f"n_melds must be an integer array, got dtype {n.dtype}")
+    if c.ndim != 2 or c.shape[1] != NUM_TILE_KINDS:
+        raise ValueError(f"counts must have shape (N, 34), got {c.shape}")
+    if n.shape != (c.shape[0],):
+        raise ValueError(f"n_melds must have shape ({c.shape[0]},), got {n.shape}")
+    c = c.astype(np.int64)
+    n = n.astype(np.int64)
+    if c.size:
+        bad = np.argwhere((c < 0) | (c > 4))
+        if len(bad):
+            r, t = bad[0]
+            raise ValueError(f"counts must be in 0..4; row {r} tile {t} has count {c[r, t]}")
+        badn = np.flatnonzero((n < 0) | (n > 4))
+        if len(badn):
+            raise ValueError(f"n_melds must be in 0..4; row {badn[0]} has {n[badn[0]]}")
+        total = c.sum(axis=1)
+        ok = np.zeros(len(n), dtype=bool)
+        for e in extras:
+            ok |= total == e - 3 * n
+        badr = np.flatnonzero(~ok)
+        if len(badr):
+            r = badr[0]
+            want = " or ".join(str(e - 3 * n[r]) for e in extras)
+            raise ValueError(
+                f"row {r}: a hand with n_melds={n[r]} must hold {want} concealed tiles, "
+                f"got {total[r]}"
+            )
+    return c, n
+
+
+# --------------------------------------------------------------------------------------------
+# Complete hands
+# --------------------------------------------------------------------------------------------
+
+
+def _suit_blocks(kind: str) -> np.ndarray:
+    """Block vectors over the 9 ranks of a suit: ``(K, 9) int8``."""
+    rows = []
+    if kind in ("set", "all"):
+        rows += [np.eye(9, dtype=np.int8)[i] * 3 for i in range(9)]  # pungs
+        rows += [np.eye(9, dtype=np.int8)[i : i + 3].sum(0) for i in range(7)]  # chows
+    if kind == "all":
+        rows += [np.eye(9, dtype=np.int8)[i] * 2 for i in range(9)]  # pair as partial
+        rows += [np.eye(9, dtype=np.int8)[i : i + 2].sum(0) for i in range(8)]  # adjacent
+        rows += [np.eye(9, dtype=np.int8)[[i, i + 2]].sum(0) for i in range(7)]  # gap
+    return np.array(rows, dtype=np.int8)
+
+
+def _multisets(blocks: np.ndarray, max_blocks: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """All multisets of at most ``max_blocks`` blocks whose sum stays <= 4 per tile.
+
+    Returns one ``(sums (M, D) int8, block ids (M, j) int16)`` pair per size ``j`` (0..max).
+    """
+    dim = blocks.shape[1]
+    levels = [(np.zeros((1, dim), dtype=np.int8), np.zeros((1, 0), dtype=np.int16))]
+    for _ in range(max_blocks):
+        sums, ids = levels[-1]
+        last = ids[:, -1] if ids.shape[1] else np.zeros(len(ids), dtype=np.int16)
+        new_s, new_i = [], []
+        for b in range(len(blocks)):
+            sel = last <= b
+            s = sums[sel] + blocks[b]
+            keep = (s <= 4).all(axis=1)
+            new_s.append(s[keep])
+            new_i.append(
+                np.concatenate([ids[sel][keep], np.full((keep.sum(), 1), b, np.int16)], axis=1)
+            )
+        levels.append((np.concatenate(new_s), np.concatenate(new_i)))
+    return levels
+
+
+def _build_suit_complete() -> np.ndarray:
+    """``(5**9,) uint8``: bit 0 = splits into sets only, bit 1 = into sets and one pair."""
+    table = np.zeros(5**9, dtype=np.uint8)
+    pairs = np.eye(9, dtype=np.int8) * 2
+    for sums, _ in _multisets(_suit_blocks("set"), 4):
+        table[sums.astype(np.int64) @ _POW5_9] |= 1
+        with_pair = (sums[:, None, :] + pairs[None, :, :]).reshape(-1, 9)
+        with_pair = with_pair[(with_pair <= 4).all(axis=1)]
+        table[with_pair.astype(np.int64) @ _POW5_9] |= 2
+    return table
+
+
+_SUIT_COMPLETE = _build_suit_complete()
+
+
+def _suit_codes(suits: np.ndarray) -> np.ndarray:
+    """Completion bits (see ``_SUIT_COMPLETE``) of suit patterns ``(..., 9)`` with counts 0..5.
+
+    A count of 5 (only made up internally by :func:`winning_tiles`: the fifth copy of a tile)
+    must contain a pung or the pair, which reduces it to counts <= 4.
+    """
+    five = suits >= 5
+    if not five.any():
+        return _SUIT_COMPLETE[suits @ _POW5_9]
+    flat = suits.reshape(-1, 9)
+    out = np.empty(len(flat), dtype=np.uint8)
+    has5 = (flat >= 5).any(axis=1)
+    out[~has5] = _SUIT_COMPLETE[flat[~has5] @ _POW5_9]
+    rows = flat[has5]
+    if (rows > 5).any() or ((rows >= 5).sum(axis=1) > 1).any():
+        raise ValueError("internal: a suit pattern with more than one fifth copy")
+    e = (rows >= 5).astype(np.int64)
+    minus_pung = _SUIT_COMPLETE[(rows - 3 * e) @ _POW5_9]
+    minus_pair = _SUIT_COMPLETE[(rows - 2 * e) @ _POW5_9]
+    out[has5] = (minus_pung & 1) | (minus_pung & 2) | ((minus_pair & 1) << 1)
+    return out.reshape(suits.shape[:-1])
+
+
+def _regular_parts(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For counts ``(N, 34)``: whether every suit and the honors split into sets with at most
+    one pair each, and the number of pairs used. ``(N,) bool, (N,) int64``."""
+    codes = _suit_codes(c[:, :27].reshape(-1, 3, 9))  # (N, 3)
+    honors = c[:, 27:]
+    h_rem = honors % 3
+    ok = (codes != 0).all(axis=1) & (h_rem != 1).all(axis=1)
+    n_pairs = (codes == 2).sum(axis=1) + (h_rem == 2).sum(axis=1)
+    return ok, n_pairs
+
+
+def _regular_complete(c: np.ndarray) -> np.ndarray:
+    """``(N,) bool``: counts ``(N, 34)`` (tile total 3k + 2) read as k sets and one pair."""
+    ok, n_pairs = _regular_parts(c)
+    return ok & (n_pairs == 1)
+
+
+def _complete_rows(c: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Unchecked :func:`complete_mask` (counts may include one 5 made by winning_tiles)."""
+    total = c.sum(axis=1)
+    right_size = total == 14 - 3 * n
+    out = _regular_complete(c)
+    concealed = (n == 0) & right_size
+    if concealed.any():
+        cc = c[concealed]
+        seven = (cc % 2 == 0).all(axis=1)
+        orphans = (cc[:, _ORPHANS] >= 1).all(axis=1) & (cc[:, ~_IS_ORPHAN] == 0).all(axis=1)
+        present = cc > 0
+        distinct14 = (cc <= 1).all(axis=1)
+        outside = present[:, None, :] & ~_KNITTED_OR_HONOR[None, :, :]  # (M, 6, 34)
+        honors_knitted = distinct14 & (~outside.any(axis=2)).any(axis=1)
+        out[concealed] |= seven | orphans | honors_knitted
+    knitted_ok = (n <= 1) & right_size
+    if knitted_ok.any():
+        cc = c[knitted_ok]
+        rem = cc[:, None, :] - KNITTED_ARRANGEMENTS[None, :, :]  # (M, 6, 34)
+        has_all = (rem >= 0).all(axis=2)
+        rem = np.maximum(rem, 0).reshape(-1, NUM_TILE_KINDS)
+        ks = has_all & _regular_complete(rem).reshape(-1, 6)
+        out[knitted_ok] |= ks.any(axis=1)
+    return out & right_size
+
+
+def complete_mask(counts, n_melds) -> np.ndarray:
+    """Which hands are complete (any winning form, shape only). RULES.md section 2.
+
+    Args:
+        counts: ``(N, 34)`` integer concealed tile counts (0..4), each row holding
+            ``14 - 3 * n_melds`` tiles.
+        n_melds: ``(N,)`` integer number of declared melds (0..4) of each hand.
+
+    Returns:
+        ``(N,) bool``: True where the concealed tiles complete the hand as 4 - n_melds sets and a
+        pair, Seven Pairs, Thirteen Orphans, Honors and Knitted Tiles (n_melds = 0) or Knitted
+        Straight (n_melds <= 1). Vectorized: no Python loop over N.
+
+    Raises:
+        TypeError: non-integer arrays.
+        ValueError: wrong shapes, counts outside 0..4, n_melds outside 0..4, or a row whose tile
+            total is not 14 - 3 * n_melds (the first offending row is named).
+    """
+    c, n = _as_batch(counts, n_melds, (14,))
+    if len(c) == 0:
+        return np.zeros(0, dtype=bool)
+    return _complete_rows(c, n)
+
+
+def is_complete(counts, n_melds: int = 0) -> bool:
+    """Whether a hand of ``14 - 3 * n_melds`` concealed tiles is complete (any winning form).
+
+    Args:
+        counts: ``(34,)`` concealed tile counts (ints 0..4).
+        n_melds: number of declared melds, 0..4.
+
+    Returns:
+        True for 4 - n_melds sets and a pair, Seven Pairs, Thirteen Orphans, Honors and Knitted
+        Tiles, or Knitted Straight (RULES.md section 2; shape only, no 8-point check).
+
+    Raises:
+        TypeError: non-integer counts or n_melds.
+        ValueError: wrong shape, counts outside 0..4, n_melds outside 0..4, or a tile total
+            other than 14 - 3 * n_melds.
+    """
+    arr = _as_counts(counts)
+    n = _as_n_melds(n_melds)
+    _check_total(arr, n, (14,))
+    return bool(_complete_rows(arr[None, :], np.array([n]))[0])
+
+
+def winning_tiles(counts, n_melds: int = 0) -> list[int]:
+    """Tile kinds that complete a hand of ``13 - 3 * n_melds`` concealed tiles, ascending.
+
+    Shape only: a tile is listed even if all four copies are already in the hand, and the
+    8-point minimum is ignored (RULES.md section 2).
+
+    Args:
+        counts: ``(34,)`` concealed tile counts (ints 0..4).
+        n_melds: number of declared melds, 0..4.
+
+    Returns:
+        list of tile ids (0..33).
+
+    Raises:
+        TypeError: non-integer counts or n_melds.
+        ValueError: wrong shape, counts outside 0..4, n_melds outside 0..4, or a tile total
+            other than 13 - 3 * n_melds.
+    """
+    arr = _as_counts(counts)
+    n = _as_n_melds(n_melds)
+    _check_total(arr, n, (13,))
+    cand = arr[None, :] + np.eye(NUM_TILE_KINDS, dtype=np.int64)
+    mask = _complete_rows(cand, np.full(NUM_TILE_KINDS, n, dtype=np.int64))
+    return np.flatnonzero(mask).tolist()
