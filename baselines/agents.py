@@ -1,0 +1,261 @@
+"""Baseline agents and the one interface every agent implements.
+
+Agent interface
+---------------
+An agent answers a batch of N decisions at once (N acting seats, possibly from different games
+and seats)::
+
+    actions = agent.act(obs, mask, view)   # -> (N,) int64 action ids (DESIGN.md layout)
+
+* ``obs``: ``(N, C, 34) float32`` observations of the acting seats from the agent's encoder
+  (``planes-v0``), or ``None`` when the agent says it does not need them
+  (``agent.needs_obs is False``; saves the encoding cost for non-neural agents).
+* ``mask``: ``(N, 235) bool`` legal actions; every row has at least one True. The returned
+  action of each row is always legal.
+* ``view``: a :class:`SeatView` (what the acting seat may see, read from the engine's public
+  fields plus that seat's own private fields, never hidden information) or ``None`` when
+  ``agent.needs_view is False``.
+
+Agents are not thread-safe; the random generator of a seeded agent advances with every call.
+Loops that drive agents (:mod:`mcr_env.eval`, :mod:`baselines.bc`) build ``obs`` / ``view``
+only for agents that ask for them.
+
+Agents here: :class:`RandomAgent` (uniform over legal actions), :class:`RuleBasedAgent`
+(plan-steered discards and claims, see :mod:`baselines.hand_plans`), :class:`TorchPolicyAgent`
+(a :class:`baselines.network.PolicyValueNet` checkpoint).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from baselines.hand_plans import Meld, hand_value
+from mcr_env.engine.actions import (
+    ACTION_KIND,
+    ACTION_TILE,
+    CHI_CLAIMED_TILE,
+    HU,
+    NUM_ACTIONS,
+    PASS,
+    ActionKind,
+)
+from mcr_env.eval.seat_view import SeatView
+
+__all__ = ["Agent", "RandomAgent", "RuleBasedAgent", "SeatView", "TorchPolicyAgent", "make_agent"]
+
+
+def _check_mask(mask: np.ndarray) -> np.ndarray:
+    mask = np.asarray(mask)
+    if mask.ndim != 2 or mask.shape[1] != NUM_ACTIONS:
+        raise ValueError(f"mask must be (N, {NUM_ACTIONS}) bool, got {mask.shape}")
+    mask = mask.astype(bool, copy=False)
+    if mask.shape[0] and not mask.any(axis=1).all():
+        raise ValueError("every mask row needs at least one legal action")
+    return mask
+
+
+class Agent:
+    """Base class: see the module docstring for the interface."""
+
+    name: str = "agent"
+    needs_obs: bool = False
+    needs_view: bool = False
+
+    def act(self, obs, mask: np.ndarray, view: SeatView | None = None) -> np.ndarray:
+        """Return ``(N,) int64`` legal action ids for ``(N, 235) bool`` masks."""
+        raise NotImplementedError
+
+
+class RandomAgent(Agent):
+    """Uniformly random legal actions (seeded).
+
+    Args:
+        seed: seed of the agent's numpy generator.
+    """
+
+    needs_obs = False
+    needs_view = False
+
+    def __init__(self, seed: int | None = 0, name: str = "random") -> None:
+        self.rng = np.random.default_rng(seed)
+        self.name = name
+
+    def act(self, obs, mask: np.ndarray, view: SeatView | None = None) -> np.ndarray:
+        mask = _check_mask(mask)
+        noise = self.rng.random(mask.shape)
+        return np.where(mask, noise + 1.0, 0.0).argmax(axis=1).astype(np.int64)
+
+
+class RuleBasedAgent(Agent):
+    """Plan-steered heuristic player (greedy, deterministic).
+
+    * Hu whenever it is legal (the engine makes Hu legal only for >= 8-point wins).
+    * Discards: keep the hand whose :func:`baselines.hand_plans.hand_value` (soft-min over
+      distances to fan-bearing plans: flushes, All Pungs, straights, Seven Pairs, knitted
+      hands, ...) is highest; ties go to the tile with more visible copies.
+    * Kongs (AnGang/BuGang): taken when the hand is not worse than after the best discard.
+    * Claims (Chi/Peng/Gang): taken when the hand after the claim (and its best discard) is
+      worth more than ``claim_margin`` times the current hand.
+
+    Reads only its :class:`SeatView` (own hand, own melds, public visible counts).
+
+    Args:
+        claim_margin: multiplicative margin a claim must beat (> 1 = reluctant to meld).
+        sharpness: soft-min sharpness of :func:`hand_value`.
+    """
+
+    needs_obs = False
+    needs_view = True
+
+    def __init__(
+        self, claim_margin: float = 1.15, sharpness: float = 1.3, name: str = "rule"
+    ) -> None:
+        if claim_margin <= 0 or sharpness <= 0:
+            raise ValueError("claim_margin and sharpness must be positive")
+        self.claim_margin = float(claim_margin)
+        self.sharpness = float(sharpness)
+        self.name = name
+
+    def act(self, obs, mask: np.ndarray, view: SeatView | None = None) -> np.ndarray:
+        mask = _check_mask(mask)
+        if view is None:
+            raise ValueError("RuleBasedAgent needs a SeatView (needs_view=True)")
+        out = np.empty(mask.shape[0], dtype=np.int64)
+        for i in range(mask.shape[0]):
+            out[i] = self._act_one(mask[i], view.hand[i], view.melds(i), view.visible[i])
+        return out
+
+    # -------------------------------------------------------------- one decision
+    def _value(self, counts: np.ndarray, melds: list[Meld]) -> float:
+        return hand_value(counts, melds, self.sharpness)
+
+    def _best_discard(
+        self, counts: np.ndarray, melds: list[Meld], visible: np.ndarray, tiles
+    ) -> tuple[float, int]:
+        best_v, best_t = -1.0, -1
+        for t in tiles:
+            if counts[t] <= 0:
+                continue
+            counts[t] -= 1
+            v = self._value(counts, melds) + 1e-4 * float(visible[t]) + 1e-5 * (t >= 27)
+            counts[t] += 1
+            if v > best_v:
+                best_v, best_t = v, int(t)
+        return best_v, best_t
+
+    def _act_one(self, legal: np.ndarray, hand, melds: list[Meld], visible) -> int:
+        if legal[HU]:
+            return HU
+        ids = np.flatnonzero(legal)
+        if ids.size == 1:
+            return int(ids[0])
+        kinds = ACTION_KIND[ids]
+        counts = hand.astype(np.int64).copy()
+        plays = ids[kinds == ActionKind.PLAY]
+        if plays.size:  # ACT or DISCARD decision
+            best_v, best_t = self._best_discard(counts, melds, visible, ACTION_TILE[plays])
+            choice = 2 + best_t
+            for a in ids[(kinds == ActionKind.ANGANG) | (kinds == ActionKind.BUGANG)]:
+                t = int(ACTION_TILE[a])
+                new = counts.copy()
+                if ACTION_KIND[a] == ActionKind.ANGANG:
+                    new[t] -= 4
+                    new_melds = [*melds, ("kong", t)]
+                else:
+                    new[t] -= 1
+                    new_melds = [("kong", t) if m == ("pung", t) else m for m in melds]
+                if self._value(new, new_melds) >= best_v:
+                    return int(a)
+            return int(choice)
+        # claim round (Pass + Chi/Peng/Gang) or robbing window without Hu
+        best_a, best_v = PASS, self._value(counts, melds) * self.claim_margin
+        for a in ids:
+            kind = ACTION_KIND[a]
+            t = int(ACTION_TILE[a])
+            new = counts.copy()
+            if kind == ActionKind.CHI:
+                claimed = int(CHI_CLAIMED_TILE[a])
+                for u in (t - 1, t, t + 1):
+                    if u != claimed:
+                        new[u] -= 1
+                v, _ = self._best_discard(new, [*melds, ("chow", t - 1)], visible, range(34))
+            elif kind == ActionKind.PENG:
+                new[t] -= 2
+                v, _ = self._best_discard(new, [*melds, ("pung", t)], visible, range(34))
+            elif kind == ActionKind.GANG:
+                new[t] -= 3
+                v = self._value(new, [*melds, ("kong", t)])
+            else:
+                continue
+            if v > best_v:
+                best_a, best_v = int(a), v
+        return int(best_a)
+
+
+class TorchPolicyAgent(Agent):
+    """An agent driven by a :class:`baselines.network.PolicyValueNet`.
+
+    Args:
+        net: the network (or use :meth:`from_checkpoint`).
+        greedy: take the most probable legal action (else sample from the masked softmax).
+        seed: seed of the sampling generator (torch).
+    """
+
+    needs_obs = True
+    needs_view = False
+
+    def __init__(self, net, greedy: bool = True, seed: int = 0, name: str = "policy") -> None:
+        import torch
+
+        self.net = net.eval()
+        self.greedy = bool(greedy)
+        self.gen = torch.Generator().manual_seed(int(seed))
+        self.name = name
+        self.encoder = getattr(net, "encoder", "planes-v0")
+
+    @classmethod
+    def from_checkpoint(
+        cls, path: str | Path, greedy: bool = True, seed: int = 0, name: str = "policy"
+    ) -> TorchPolicyAgent:
+        """Load a checkpoint written by :func:`baselines.network.save_checkpoint`."""
+        from baselines.network import load_checkpoint
+
+        net, _ = load_checkpoint(path)
+        return cls(net, greedy=greedy, seed=seed, name=name)
+
+    def act(self, obs, mask: np.ndarray, view: SeatView | None = None) -> np.ndarray:
+        import torch
+
+        mask = _check_mask(mask)
+        if obs is None:
+            raise ValueError("TorchPolicyAgent needs observations (needs_obs=True)")
+        if len(obs) != len(mask):
+            raise ValueError(f"obs has {len(obs)} rows, mask {len(mask)}")
+        if len(mask) == 0:
+            return np.zeros(0, dtype=np.int64)
+        with torch.no_grad():
+            logits, _ = self.net(
+                torch.as_tensor(np.asarray(obs, dtype=np.float32)), torch.as_tensor(mask)
+            )
+            if self.greedy:
+                a = logits.argmax(dim=1)
+            else:
+                a = torch.multinomial(torch.softmax(logits, dim=1), 1, generator=self.gen)[:, 0]
+        return a.numpy().astype(np.int64)
+
+
+def make_agent(spec: str, seed: int = 0) -> Agent:
+    """Build an agent from a short spec: ``random``, ``rule`` or a checkpoint path (``*.pt``).
+
+    Raises:
+        ValueError: unknown spec.
+    """
+    if spec == "random":
+        return RandomAgent(seed=seed)
+    if spec == "rule":
+        return RuleBasedAgent()
+    if spec.endswith(".pt"):
+        return TorchPolicyAgent.from_checkpoint(spec, seed=seed, name=Path(spec).stem)
+    raise ValueError(f"unknown agent spec {spec!r}; valid: random, rule, <checkpoint>.pt")

@@ -1,0 +1,289 @@
+"""Typed configuration for training and evaluation, loaded from YAML (STYLE.md "Habits").
+
+Every config is a frozen dataclass with a default for each field; a YAML file only overrides
+fields. An unknown key anywhere is a :class:`ValueError` that lists the valid keys of that
+section, so a typo never silently falls back to a default.
+
+Sections of the top-level :class:`RunConfig` (``configs/default.yaml`` is the main job):
+
+======== ============================================================================
+section  what it configures
+======== ============================================================================
+env      the engine rules overrides, observation encoder and reward scale
+network  the policy-value network (:mod:`baselines.network`)
+bc       behaviour cloning from :class:`baselines.agents.RuleBasedAgent` games
+ppo      PPO self-play fine-tuning (:mod:`baselines.ppo`)
+eval     duplicate evaluation (:mod:`mcr_env.eval`)
+======== ============================================================================
+
+Overrides from the command line use dotted paths: ``--set ppo.iterations=2 bc.hands=64``;
+the value is parsed as YAML (so ``2`` is an int, ``1e-3`` a float, ``[a, b]`` a list).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = [
+    "EnvConfig",
+    "NetworkConfig",
+    "BCConfig",
+    "PPOConfig",
+    "EvalConfig",
+    "RunConfig",
+    "from_dict",
+    "to_dict",
+    "load_config",
+    "apply_overrides",
+]
+
+
+@dataclass(frozen=True)
+class EnvConfig:
+    """The game environment used for data collection, training and evaluation."""
+
+    encoder: str = "planes-v0"
+    """observation encoder id (``mcr_env.encoding.get_encoder``)."""
+    reward_scale: float = 0.01
+    """training reward = settlement points x reward_scale (evaluation always reports points)."""
+    rules: dict = field(default_factory=dict)
+    """overrides of the engine's ``RulesConfig`` fields (empty = the engine's defaults)."""
+
+
+@dataclass(frozen=True)
+class NetworkConfig:
+    """Shape of the residual 1-D CNN policy-value network (:mod:`baselines.network`)."""
+
+    channels: int = 64
+    """feature maps of every residual block."""
+    blocks: int = 4
+    """number of residual blocks along the 34-tile axis."""
+    hidden: int = 256
+    """width of the hidden layer of the value head."""
+
+
+@dataclass(frozen=True)
+class BCConfig:
+    """Behaviour cloning from hands played by four RuleBasedAgents."""
+
+    hands: int = 2048
+    """number of hands played to collect (observation, mask, action) samples."""
+    batch_envs: int = 128
+    """hands played in parallel through the batched env while collecting."""
+    epochs: int = 4
+    """passes over the collected samples."""
+    batch_size: int = 512
+    """samples per gradient step."""
+    lr: float = 1e-3
+    """Adam learning rate."""
+    weight_decay: float = 1e-5
+    """Adam weight decay."""
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """PPO self-play fine-tuning: four seats share one policy (:mod:`baselines.ppo`)."""
+
+    iterations: int = 20
+    """PPO iterations; each plays ``num_envs`` complete hands then updates."""
+    num_envs: int = 64
+    """hands played in parallel per iteration (every hand is played to its end)."""
+    lr: float = 1e-4
+    """Adam learning rate."""
+    anneal_lr: bool = True
+    """linearly anneal the learning rate to 0 over the iterations."""
+    gamma: float = 1.0
+    """discount between a seat's consecutive decisions."""
+    gae_lambda: float = 0.95
+    """lambda of generalized advantage estimation (per seat)."""
+    update_epochs: int = 3
+    """optimisation epochs over each batch of transitions."""
+    minibatch_size: int = 512
+    """transitions per gradient step."""
+    clip_coef: float = 0.2
+    """PPO surrogate clipping coefficient."""
+    clip_vloss: bool = True
+    """clip the value loss like the policy ratio."""
+    ent_coef: float = 0.01
+    """entropy bonus coefficient."""
+    vf_coef: float = 0.5
+    """value loss coefficient."""
+    max_grad_norm: float = 0.5
+    """gradient norm clipping."""
+    norm_adv: bool = True
+    """normalise advantages per minibatch."""
+    bc_coef: float = 0.0
+    """weight of a cross-entropy term toward the greedy RuleBasedAgent action (0 = off)."""
+    checkpoint_every: int = 10
+    """save a checkpoint every this many iterations (and always at the end)."""
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """Duplicate evaluation (:mod:`mcr_env.eval`)."""
+
+    walls: int = 500
+    """number of distinct walls; each is replayed under every seat permutation."""
+    permutations: str = "rotations"
+    """``rotations`` (4 seatings) or ``all`` (the 24 permutations)."""
+    batch_size: int = 256
+    """games played in parallel."""
+    opponents: tuple = ("random", "rule")
+    """opponents of the evaluated agent; each match is the agent vs three copies of one."""
+    greedy: bool = True
+    """the evaluated torch policy takes its most probable legal action (else samples)."""
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """One run of ``scripts/train.py``: BC, then PPO, then duplicate evaluation."""
+
+    name: str = "default"
+    """run name; the run directory is ``<runs_dir>/<name>-<time>/``."""
+    seed: int = 1
+    """root seed for numpy, torch and the engine."""
+    runs_dir: str = "runs"
+    """parent directory of run directories."""
+    torch_threads: int = 2
+    """``torch.set_num_threads``."""
+    env: EnvConfig = field(default_factory=EnvConfig)
+    """the environment."""
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    """the network."""
+    bc: BCConfig = field(default_factory=BCConfig)
+    """behaviour cloning (``bc.hands: 0`` skips it)."""
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    """PPO (``ppo.iterations: 0`` skips it)."""
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    """final evaluation (``eval.walls: 0`` skips it)."""
+
+
+def _resolve_type(cls: type, f: dataclasses.Field) -> Any:
+    hints = typing.get_type_hints(cls)
+    return hints[f.name]
+
+
+def _coerce(value: Any, tp: Any, where: str) -> Any:
+    """Check/convert one YAML value against a field type; raise naming ``where``."""
+    if dataclasses.is_dataclass(tp):
+        if not isinstance(value, dict):
+            raise TypeError(f"{where}: expected a mapping, got {type(value).__name__}")
+        return from_dict(tp, value, where=where)
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise TypeError(f"{where}: expected a bool, got {value!r}")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{where}: expected an int, got {value!r}")
+        return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"{where}: expected a number, got {value!r}")
+        return float(value)
+    if tp is str:
+        if not isinstance(value, str):
+            raise TypeError(f"{where}: expected a string, got {value!r}")
+        return value
+    if tp is tuple:
+        if isinstance(value, str) or not isinstance(value, (list, tuple)):
+            raise TypeError(f"{where}: expected a list, got {value!r}")
+        return tuple(value)
+    if tp is dict:
+        if not isinstance(value, dict):
+            raise TypeError(f"{where}: expected a mapping, got {value!r}")
+        return dict(value)
+    if isinstance(tp, types.UnionType):  # pragma: no cover - not used by the configs
+        return value
+    raise TypeError(f"{where}: unsupported field type {tp!r}")
+
+
+def from_dict(cls: type, data: dict | None, *, where: str = "") -> Any:
+    """Build the frozen dataclass ``cls`` from a (YAML) mapping, recursively.
+
+    Args:
+        cls: a config dataclass (e.g. :class:`RunConfig`).
+        data: mapping of field name to value; missing fields keep their defaults.
+        where: dotted prefix used in error messages.
+
+    Raises:
+        ValueError: a key is not a field of ``cls`` (the message lists the valid keys).
+        TypeError: a value has the wrong type.
+    """
+    data = {} if data is None else data
+    if not isinstance(data, dict):
+        raise TypeError(f"{where or cls.__name__}: expected a mapping, got {type(data).__name__}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise ValueError(
+            f"unknown key(s) {unknown} in section '{where or 'top level'}' "
+            f"({cls.__name__}); valid keys: {sorted(fields)}"
+        )
+    kwargs = {}
+    for name, value in data.items():
+        key = f"{where}.{name}" if where else name
+        kwargs[name] = _coerce(value, _resolve_type(cls, fields[name]), key)
+    return cls(**kwargs)
+
+
+def to_dict(cfg: Any) -> dict:
+    """The config as plain YAML/JSON-serialisable data (tuples become lists)."""
+    out = {}
+    for f in dataclasses.fields(cfg):
+        value = getattr(cfg, f.name)
+        if dataclasses.is_dataclass(value):
+            value = to_dict(value)
+        elif isinstance(value, tuple):
+            value = list(value)
+        elif isinstance(value, dict):
+            value = dict(value)
+        out[f.name] = value
+    return out
+
+
+def apply_overrides(data: dict, overrides: list[str] | tuple[str, ...]) -> dict:
+    """Apply ``key.sub=value`` overrides (values parsed as YAML) to a nested mapping.
+
+    Raises:
+        ValueError: an override has no ``=``.
+    """
+    data = dict(data)
+    for item in overrides:
+        if "=" not in item:
+            raise ValueError(f"override {item!r} must look like section.key=value")
+        path, raw = item.split("=", 1)
+        keys = path.strip().split(".")
+        node = data
+        for k in keys[:-1]:
+            child = node.get(k)
+            child = dict(child) if isinstance(child, dict) else {}
+            node[k] = child
+            node = child
+        node[keys[-1]] = yaml.safe_load(raw)
+    return data
+
+
+def load_config(path: str | Path | None, overrides: list[str] | tuple[str, ...] = ()) -> RunConfig:
+    """Load a :class:`RunConfig` from a YAML file (``None`` = all defaults) plus overrides.
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist.
+        ValueError / TypeError: unknown keys or wrong value types (see :func:`from_dict`).
+    """
+    data: dict = {}
+    if path is not None:
+        text = Path(path).read_text()
+        loaded = yaml.safe_load(text)
+        if loaded is not None and not isinstance(loaded, dict):
+            raise TypeError(f"{path}: the top level must be a mapping")
+        data = loaded or {}
+    data = apply_overrides(data, overrides)
+    return from_dict(RunConfig, data)
