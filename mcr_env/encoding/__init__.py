@@ -1,5 +1,9 @@
 """Observation encoders (versioned, e.g. ``planes-v0``) and the action layout with names.
 
-Encoders are looked up by id with :func:`get_encoder`; importing this package stays cheap
-(encoders are imported on first lookup).
+``get_encoder("planes-v0")`` returns an :class:`~mcr_env.encoding.base.Encoder`; the built-in
+encoders are imported on first lookup, so importing this package stays cheap.
 """
+
+from mcr_env.encoding.base import Encoder, Piece, encoder_ids, get_encoder, register_encoder
+
+__all__ = ["Encoder", "Piece", "encoder_ids", "get_encoder", "register_encoder"]
