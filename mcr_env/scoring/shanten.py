@@ -47,7 +47,14 @@ from mcr_env.tiles import NUM_TILE_KINDS
 __all__ = [
     "KNITTED_ARRANGEMENTS",
     "complete_mask",
+    "honors_knitted_shanten",
     "is_complete",
+    "knitted_straight_shanten",
+    "regular_shanten",
+    "seven_pairs_shanten",
+    "shanten",
+    "shanten_batch",
+    "thirteen_orphans_shanten",
     "winning_tiles",
 ]
 
@@ -355,3 +362,252 @@ def winning_tiles(counts, n_melds: int = 0) -> list[int]:
     cand = arr[None, :] + np.eye(NUM_TILE_KINDS, dtype=np.int64)
     mask = _complete_rows(cand, np.full(NUM_TILE_KINDS, n, dtype=np.int64))
     return np.flatnonzero(mask).tolist()
+
+
+# --------------------------------------------------------------------------------------------
+# Shanten tables
+# --------------------------------------------------------------------------------------------
+
+_MAX_BLOCKS = 4
+_NUM_COLS = 2 * (_MAX_BLOCKS + 1)  # column 2 * b + p
+
+
+def _honor_blocks() -> np.ndarray:
+    eye = np.eye(7, dtype=np.int8)
+    return np.concatenate([eye * 3, eye * 2])  # pungs, pairs as partial sets
+
+
+def _build_value_table(blocks: np.ndarray, values: np.ndarray, dim: int) -> np.ndarray:
+    """``(5**dim, 10) int8`` value table of one suit (dim 9) or of the honors (dim 7).
+
+    Column ``2 * b + p``: the largest ``2m + t`` over readings with ``m + t <= b`` blocks
+    (``blocks`` with ``values`` 2 for sets, 1 for partial sets) and exactly ``p`` pairs, the
+    other tiles left isolated; ``_NO_PAIR`` where no reading has the pair.
+    """
+    pow5 = 5 ** np.arange(dim, dtype=np.int64)
+    size = 5**dim
+    flat = np.full(size * _NUM_COLS, _NO_PAIR, dtype=np.int8)
+    pairs = np.eye(dim, dtype=np.int8) * 2
+    for j, (sums, ids) in enumerate(_multisets(blocks, _MAX_BLOCKS)):
+        val = values[ids].sum(axis=1).astype(np.int8) if j else np.zeros(len(sums), np.int8)
+        keys = sums.astype(np.int64) @ pow5
+        np.maximum.at(flat, keys * _NUM_COLS + 2 * j, val)
+        with_pair = sums[:, None, :] + pairs[None, :, :]  # (M, dim, dim)
+        ok = (with_pair <= 4).all(axis=2)
+        pkeys = with_pair[ok].astype(np.int64) @ pow5
+        pval = np.broadcast_to(val[:, None], ok.shape)[ok]
+        np.maximum.at(flat, pkeys * _NUM_COLS + 2 * j + 1, pval)
+    table = flat.reshape((5,) * dim + (_MAX_BLOCKS + 1, 2))
+    # at most b blocks: running max over b
+    table = np.maximum.accumulate(table, axis=dim)
+    # leftover tiles stay isolated: a pattern is worth the best of every pattern below it
+    for axis in range(dim):
+        table = np.maximum.accumulate(table, axis=axis)
+    return np.ascontiguousarray(table.reshape(size, _NUM_COLS))
+
+
+def _allocations(k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Ways to share ``k`` blocks and at most one pair among 3 suits + honors.
+
+    Returns ``idx (A, 4) int64`` flat indices into a ``(4, 10)`` row block and
+    ``bonus (A,) int16`` (1 where the pair is used).
+    """
+    idx, bonus = [], []
+    for alloc in itertools.product(range(k + 1), repeat=4):
+        if sum(alloc) != k:
+            continue
+        for q in range(-1, 4):
+            idx.append([c * _NUM_COLS + 2 * b + (c == q) for c, b in enumerate(alloc)])
+            bonus.append(int(q >= 0))
+    return np.array(idx, dtype=np.int64), np.array(bonus, dtype=np.int16)
+
+
+_ALLOC = [_allocations(k) for k in range(_MAX_BLOCKS + 1)]
+_TABLES: dict[str, np.ndarray] = {}
+
+
+def _value_tables() -> tuple[np.ndarray, np.ndarray]:
+    """The suit and honor value tables, built on first use (about a second)."""
+    if not _TABLES:
+        suit_blocks = _suit_blocks("all")
+        suit_values = np.array([2] * 16 + [1] * 24, dtype=np.int8)
+        honor_values = np.array([2] * 7 + [1] * 7, dtype=np.int8)
+        _TABLES["honor"] = _build_value_table(_honor_blocks(), honor_values, 7)
+        _TABLES["suit"] = _build_value_table(suit_blocks, suit_values, 9)
+    return _TABLES["suit"], _TABLES["honor"]
+
+
+def _rows(c: np.ndarray) -> np.ndarray:
+    """``(M, 40) int16``: the 4 table rows (3 suits, honors) of counts ``(M, 34)`` 0..4."""
+    suit, honor = _value_tables()
+    g = np.empty((len(c), 4, _NUM_COLS), dtype=np.int16)
+    g[:, :3] = suit[c[:, :27].reshape(-1, 3, 9) @ _POW5_9]
+    g[:, 3] = honor[c[:, 27:] @ _POW5_7]
+    return g.reshape(len(c), 4 * _NUM_COLS)
+
+
+def _regular_from_rows(g: np.ndarray, k: int) -> np.ndarray:
+    """``(M,) int64`` regular shanten from table rows ``(M, 40)`` when ``k`` sets are needed."""
+    idx, bonus = _ALLOC[k]
+    best = (g[:, idx].sum(axis=2) + bonus).max(axis=1)
+    return 2 * k - best.astype(np.int64)
+
+
+def _seven_pairs(c: np.ndarray) -> np.ndarray:
+    return 6 - (c // 2).sum(axis=-1)
+
+
+def _thirteen_orphans(c: np.ndarray) -> np.ndarray:
+    o = c[..., _ORPHANS]
+    return 13 - (o > 0).sum(axis=-1) - (o > 1).any(axis=-1)
+
+
+def _honors_knitted(c: np.ndarray) -> np.ndarray:
+    present = (c > 0).astype(np.int64)  # (M, 34)
+    return 13 - (present @ _KNITTED_OR_HONOR.T.astype(np.int64)).max(axis=-1)
+
+
+def _knitted_straight(c: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``(M,) int64`` Knitted Straight shanten of counts ``(M, 34)`` with ``n <= 1`` melds."""
+    m = len(c)
+    got = np.minimum(c[:, None, :], KNITTED_ARRANGEMENTS[None, :, :])  # (M, 6, 34)
+    missing = 9 - got.sum(axis=2)  # (M, 6)
+    rem = (c[:, None, :] - got).reshape(-1, NUM_TILE_KINDS)
+    g = _rows(rem)
+    kk = np.repeat(1 - n, 6)  # sets still needed besides the knitted straight
+    reg = np.empty(len(rem), dtype=np.int64)
+    for k in (0, 1):
+        sel = kk == k
+        if sel.any():
+            reg[sel] = _regular_from_rows(g[sel], k)
+    return (missing + reg.reshape(m, 6)).min(axis=1)
+
+
+# --------------------------------------------------------------------------------------------
+# Shanten: public functions
+# --------------------------------------------------------------------------------------------
+
+
+def _single(counts, n_melds, form: str) -> tuple[np.ndarray, int]:
+    arr = _as_counts(counts)
+    n = _as_n_melds(n_melds)
+    _check_total(arr, n, (13, 14))
+    if form and n > (1 if form == "Knitted Straight" else 0):
+        raise ValueError(
+            f"{form} needs n_melds <= {1 if form == 'Knitted Straight' else 0}, got {n}"
+        )
+    return arr, n
+
+
+_SHANTEN_DOC = """
+
+    Args:
+        counts: ``(34,)`` concealed tile counts (ints 0..4), ``13 - 3 * n_melds`` tiles (or
+            ``14 - 3 * n_melds``: the best value after one discard, -1 if complete).
+        n_melds: number of declared melds, 0..4.
+
+    Returns:
+        int: tiles to exchange before the hand is ready (0 = ready, -1 = complete), shape only,
+        as PyMahjongGB computes it.
+
+    Raises:
+        TypeError: non-integer counts or n_melds.
+        ValueError: wrong shape, counts outside 0..4, n_melds outside 0..4, a wrong tile total,
+            or (for a special form) too many melds for that form.
+"""
+
+
+def regular_shanten(counts, n_melds: int = 0) -> int:
+    """Shanten toward ``4 - n_melds`` sets and a pair (RULES.md section 2)."""
+    arr, n = _single(counts, n_melds, "")
+    return int(_regular_from_rows(_rows(arr[None]), 4 - n)[0])
+
+
+def seven_pairs_shanten(counts, n_melds: int = 0) -> int:
+    """Shanten toward Seven Pairs (four identical tiles count as two pairs); n_melds = 0."""
+    arr, _ = _single(counts, n_melds, "Seven Pairs")
+    return int(_seven_pairs(arr))
+
+
+def thirteen_orphans_shanten(counts, n_melds: int = 0) -> int:
+    """Shanten toward Thirteen Orphans; n_melds = 0."""
+    arr, _ = _single(counts, n_melds, "Thirteen Orphans")
+    return int(_thirteen_orphans(arr))
+
+
+def honors_knitted_shanten(counts, n_melds: int = 0) -> int:
+    """Shanten toward Lesser/Greater Honors and Knitted Tiles; n_melds = 0."""
+    arr, _ = _single(counts, n_melds, "Honors and Knitted Tiles")
+    return int(_honors_knitted(arr[None])[0])
+
+
+def knitted_straight_shanten(counts, n_melds: int = 0) -> int:
+    """Shanten toward Knitted Straight (the 9 knitted tiles, a set and a pair); n_melds <= 1."""
+    arr, n = _single(counts, n_melds, "Knitted Straight")
+    return int(_knitted_straight(arr[None], np.array([n]))[0])
+
+
+def shanten(counts, n_melds: int = 0) -> int:
+    """Shanten of a hand: the minimum over the regular form, Seven Pairs, Thirteen Orphans,
+    Honors and Knitted Tiles and Knitted Straight (the forms allowed with ``n_melds`` melds),
+    as PyMahjongGB's ``MahjongShanten``."""
+    arr, n = _single(counts, n_melds, "")
+    c = arr[None]
+    best = int(_regular_from_rows(_rows(c), 4 - n)[0])
+    if n == 0 and best > -1:
+        best = min(best, int(_seven_pairs(arr)), int(_thirteen_orphans(arr)))
+        best = min(best, int(_honors_knitted(c)[0]))
+    if n <= 1 and best > -1:
+        got = np.minimum(arr[None, :], KNITTED_ARRANGEMENTS).sum(axis=1)
+        if 9 - int(got.max()) - 1 < best:  # lower bound of the Knitted Straight shanten
+            best = min(best, int(_knitted_straight(c, np.array([n]))[0]))
+    return best
+
+
+for _f in (
+    regular_shanten,
+    seven_pairs_shanten,
+    thirteen_orphans_shanten,
+    honors_knitted_shanten,
+    knitted_straight_shanten,
+    shanten,
+):
+    _f.__doc__ += _SHANTEN_DOC
+del _f
+
+
+def shanten_batch(counts, n_melds) -> np.ndarray:
+    """Vectorized :func:`shanten` (no Python loop over N).
+
+    Args:
+        counts: ``(N, 34)`` integer concealed tile counts (0..4), each row ``13 - 3 * n_melds``
+            or ``14 - 3 * n_melds`` tiles.
+        n_melds: ``(N,)`` integer number of declared melds (0..4).
+
+    Returns:
+        ``(N,) int8`` shanten (-1 = complete), minimum over all forms allowed for each row.
+
+    Raises:
+        TypeError: non-integer arrays.
+        ValueError: wrong shapes, counts or n_melds out of range, or a wrong tile total (the
+            first offending row is named).
+    """
+    c, n = _as_batch(counts, n_melds, (13, 14))
+    out = np.empty(len(c), dtype=np.int64)
+    if len(c) == 0:
+        return out.astype(np.int8)
+    g = _rows(c)
+    for k in range(_MAX_BLOCKS + 1):
+        sel = n == 4 - k
+        if sel.any():
+            out[sel] = _regular_from_rows(g[sel], k)
+    concealed = n == 0
+    if concealed.any():
+        cc = c[concealed]
+        special = np.minimum(_seven_pairs(cc), _thirteen_orphans(cc))
+        special = np.minimum(special, _honors_knitted(cc))
+        out[concealed] = np.minimum(out[concealed], special)
+    ks = n <= 1
+    if ks.any():
+        out[ks] = np.minimum(out[ks], _knitted_straight(c[ks], n[ks]))
+    return out.astype(np.int8)
