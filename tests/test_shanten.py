@@ -12,8 +12,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mcr_env.scoring.shanten import complete_mask, is_complete, winning_tiles
-from mcr_env.tiles import counts_of, parse_tiles
+from mcr_env.scoring.shanten import (
+    KNITTED_ARRANGEMENTS,
+    complete_mask,
+    honors_knitted_shanten,
+    is_complete,
+    knitted_straight_shanten,
+    regular_shanten,
+    seven_pairs_shanten,
+    shanten,
+    shanten_batch,
+    thirteen_orphans_shanten,
+    winning_tiles,
+)
+from mcr_env.tiles import counts_of, parse_tiles, tile_to_code
+
+MahjongGB = pytest.importorskip("MahjongGB")
 
 SUITE = Path("/work/shared/mcr_fan_suites/gbmahjong_unit_test_a2911ad.jsonl")
 
@@ -142,3 +156,182 @@ def test_bad_input_batch():
     with pytest.raises(TypeError):
         complete_mask(c.astype(float), n)
     assert complete_mask(np.zeros((0, 34), dtype=np.int8), np.zeros(0, dtype=np.int8)).shape == (0,)
+
+
+# ------------------------------------------------------------------------------------------
+# Random hands
+# ------------------------------------------------------------------------------------------
+
+_SETS = [np.eye(34, dtype=np.int64)[t] * 3 for t in range(34)] + [
+    np.eye(34, dtype=np.int64)[s * 9 + r : s * 9 + r + 3].sum(0) for s in range(3) for r in range(7)
+]
+_ORPHAN_IDS = [0, 8, 9, 17, 18, 26, *range(27, 34)]
+
+
+def random_complete(rng: np.random.Generator, n: int) -> np.ndarray:
+    """A random complete concealed part (14 - 3n tiles) in a form allowed with n melds."""
+    while True:
+        form = rng.integers(5) if n == 0 else (rng.integers(2) * 4 if n == 1 else 0)
+        c = np.zeros(34, dtype=np.int64)
+        k = 4 - n
+        if form == 4:  # knitted straight
+            c += KNITTED_ARRANGEMENTS[rng.integers(6)]
+            k -= 3
+        if form in (0, 4):  # sets + pair
+            for _ in range(k):
+                c += _SETS[rng.integers(len(_SETS))]
+            c[rng.integers(34)] += 2
+        elif form == 1:  # seven pairs
+            for t in rng.choice(34, size=7, replace=bool(rng.integers(2))):
+                c[t] += 2
+        elif form == 2:  # thirteen orphans
+            c[_ORPHAN_IDS] = 1
+            c[rng.choice(_ORPHAN_IDS)] += 1
+        else:  # honors and knitted tiles
+            pool = np.flatnonzero(KNITTED_ARRANGEMENTS[rng.integers(6)]).tolist() + list(
+                range(27, 34)
+            )
+            c[rng.choice(pool, size=14, replace=False)] = 1
+        if c.max() <= 4:
+            return c
+
+
+def perturb(rng: np.random.Generator, c: np.ndarray, swaps: int) -> np.ndarray:
+    """Replace ``swaps`` random tiles of ``c`` by random other tiles (keeping counts <= 4)."""
+    c = c.copy()
+    for _ in range(swaps):
+        c[rng.choice(np.flatnonzero(c))] -= 1
+        c[rng.choice(np.flatnonzero(c < 4))] += 1
+    return c
+
+
+def random_hands(seed: int, size: int, extra: int) -> list[tuple[np.ndarray, int]]:
+    """``size`` hands of ``extra - 3n`` concealed tiles (extra 13 or 14): uniformly random,
+    random over few kinds (many sets), and complete hands with 0-3 tiles swapped."""
+    rng = np.random.default_rng(seed)
+    wall = np.repeat(np.arange(34), 4)
+    out = []
+    for i in range(size):
+        n = int(rng.integers(5)) if i % 2 else 0
+        kind = i % 3
+        if kind == 0:
+            tiles = rng.choice(wall, size=extra - 3 * n, replace=False)
+            c = np.bincount(tiles, minlength=34)
+        elif kind == 1:
+            pool = np.repeat(rng.choice(34, size=int(rng.integers(4, 12)), replace=False), 4)
+            c = np.bincount(rng.choice(pool, size=extra - 3 * n, replace=False), minlength=34)
+        else:
+            c = random_complete(rng, n)
+            if extra == 13:
+                c[rng.choice(np.flatnonzero(c))] -= 1
+            c = perturb(rng, c, int(rng.integers(4)))
+        out.append((c, n))
+    return out
+
+
+def codes(c: np.ndarray) -> tuple[str, ...]:
+    return tuple(tile_to_code(t) for t in range(34) for _ in range(int(c[t])))
+
+
+def fake_packs(n: int) -> tuple:
+    return tuple(("PENG", "F1", 1) for _ in range(n))
+
+
+FORMS = [
+    (regular_shanten, "RegularShanten", 4),
+    (seven_pairs_shanten, "SevenPairsShanten", 0),
+    (thirteen_orphans_shanten, "ThirteenOrphansShanten", 0),
+    (honors_knitted_shanten, "HonorsAndKnittedTilesShanten", 0),
+    (knitted_straight_shanten, "KnittedStraightShanten", 1),
+]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_shanten_matches_pymahjonggb(seed):
+    """13 - 3n tiles: every per-form shanten, the overall one and the batch agree exactly."""
+    hands = random_hands(seed, 3000, 13)
+    for c, n in hands:
+        h = codes(c)
+        for ours, name, max_melds in FORMS:
+            if n <= max_melds:
+                assert ours(c, n) == getattr(MahjongGB, name)(h)[0], (name, h)
+        assert shanten(c, n) == MahjongGB.MahjongShanten(pack=fake_packs(n), hand=h), h
+    cs = np.array([c for c, _ in hands])
+    ns = np.array([n for _, n in hands])
+    batch = shanten_batch(cs, ns)
+    assert batch.dtype == np.int8
+    assert batch.tolist() == [shanten(c, n) for c, n in hands]
+
+
+def test_shanten_of_14_tiles_is_best_after_a_discard():
+    """14 - 3n tiles: -1 when complete, else the best 13 - 3n shanten after one discard."""
+    hands = random_hands(3, 1200, 14)
+    cs = np.array([c for c, _ in hands])
+    ns = np.array([n for _, n in hands])
+    complete = complete_mask(cs, ns)
+    batch = shanten_batch(cs, ns)
+    assert 100 < complete.sum() < len(hands)
+    for (c, n), comp, b in zip(hands, complete, batch):
+        ours = shanten(c, n)
+        if comp:
+            assert ours == -1
+        else:
+            eye = np.eye(34, dtype=np.int64)
+            after = [
+                MahjongGB.MahjongShanten(pack=fake_packs(n), hand=codes(c - eye[t]))
+                for t in np.flatnonzero(c)
+            ]
+            assert ours == min(after) >= 0, codes(c)
+        assert b == ours
+        assert is_complete(c, n) == comp
+
+
+def test_complete_mask_agrees_with_is_complete_and_shanten():
+    hands = random_hands(4, 3000, 14)
+    cs = np.array([c for c, _ in hands])
+    ns = np.array([n for _, n in hands])
+    mask = complete_mask(cs, ns)
+    assert mask.sum() > 300
+    assert mask.tolist() == [is_complete(c, n) for c, n in hands]
+    assert mask.tolist() == (shanten_batch(cs, ns) == -1).tolist()
+    # every generated complete hand is complete
+    rng = np.random.default_rng(5)
+    made = [(random_complete(rng, n), n) for n in rng.integers(0, 5, size=500).tolist()]
+    assert complete_mask(np.array([c for c, _ in made]), np.array([n for _, n in made])).all()
+
+
+@pytest.mark.skipif(not SUITE.exists(), reason="shared fan suite not available")
+def test_fan_suite_shanten_is_minus_one_and_ready_before():
+    for row in _suite_rows():
+        case = row["case"]
+        hand = counts_of(parse_tiles(case["hand"]))
+        win = parse_tiles([case["win_tile"]])[0]
+        n = len(case["melds"])
+        full = hand.copy()
+        full[win] += 1
+        assert shanten(full, n) == -1
+        assert shanten(hand, n) == 0
+        assert win in winning_tiles(hand, n)
+
+
+def test_winning_tiles_match_is_complete_and_pymahjonggb():
+    hands = [(c, n) for c, n in random_hands(6, 1500, 13)]
+    eye = np.eye(34, dtype=np.int64)
+    ready = 0
+    for c, n in hands:
+        waits = winning_tiles(c, n)
+        below_four = [t for t in range(34) if c[t] < 4 and is_complete(c + eye[t], n)]
+        assert [t for t in waits if c[t] < 4] == below_four
+        h = codes(c)
+        if shanten(c, n) == 0:
+            ready += 1
+            expected = set()
+            for _, name, max_melds in FORMS:
+                if n <= max_melds:
+                    s, useful = getattr(MahjongGB, name)(h)
+                    if s == 0:
+                        expected |= set(parse_tiles(list(useful)))
+            assert waits == sorted(expected), h
+        else:
+            assert waits == []
+    assert ready > 200

@@ -398,12 +398,18 @@ def _build_value_table(blocks: np.ndarray, values: np.ndarray, dim: int) -> np.n
         pval = np.broadcast_to(val[:, None], ok.shape)[ok]
         np.maximum.at(flat, pkeys * _NUM_COLS + 2 * j + 1, pval)
     table = flat.reshape((5,) * dim + (_MAX_BLOCKS + 1, 2))
-    # at most b blocks: running max over b
-    table = np.maximum.accumulate(table, axis=dim)
-    # leftover tiles stay isolated: a pattern is worth the best of every pattern below it
-    for axis in range(dim):
-        table = np.maximum.accumulate(table, axis=axis)
-    return np.ascontiguousarray(table.reshape(size, _NUM_COLS))
+    # at most b blocks: running max over b; then leftover tiles stay isolated: a pattern is
+    # worth the best of every pattern below it (running max along each tile's count).
+    for axis in (dim, *range(dim)):
+        _running_max(table, axis)
+    return table.reshape(size, _NUM_COLS)
+
+
+def _running_max(a: np.ndarray, axis: int) -> None:
+    """In place ``a = np.maximum.accumulate(a, axis)`` by slices (faster on strided axes)."""
+    moved = np.moveaxis(a, axis, 0)
+    for i in range(1, moved.shape[0]):
+        np.maximum(moved[i], moved[i - 1], out=moved[i])
 
 
 def _allocations(k: int) -> tuple[np.ndarray, np.ndarray]:
