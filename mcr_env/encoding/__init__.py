@@ -4,6 +4,13 @@
 encoders are imported on first lookup, so importing this package stays cheap.
 """
 
-from mcr_env.encoding.base import Encoder, Piece, encoder_ids, get_encoder, register_encoder
+from mcr_env.encoding.base import (
+    Encoder,
+    Piece,
+    as_grid,
+    encoder_ids,
+    get_encoder,
+    register_encoder,
+)
 
-__all__ = ["Encoder", "Piece", "encoder_ids", "get_encoder", "register_encoder"]
+__all__ = ["Encoder", "Piece", "as_grid", "encoder_ids", "get_encoder", "register_encoder"]

@@ -220,6 +220,21 @@ class Encoder:
         ]
 
 
+def as_grid(obs: np.ndarray) -> np.ndarray:
+    """``(..., C, 34)`` planes -> ``(..., C, 4, 9)`` suit-by-rank view (a copy).
+
+    Rows: characters, bamboo, dots, honors (F1-F4, J1-J3, then two zero columns).
+
+    Raises:
+        ValueError: the last axis is not 34.
+    """
+    obs = np.asarray(obs)
+    if obs.shape[-1] != NUM_TILE_KINDS:
+        raise ValueError(f"last axis must be 34 tile kinds, got shape {obs.shape}")
+    pad = np.zeros(obs.shape[:-1] + (2,), dtype=obs.dtype)
+    return np.concatenate([obs, pad], axis=-1).reshape(obs.shape[:-1] + (4, 9))
+
+
 _REGISTRY: dict[str, Callable[[], Encoder]] = {}
 _INSTANCES: dict[str, Encoder] = {}
 
