@@ -1,1 +1,25 @@
-"""Batched MCR game engine (RULES.md sections 2-4)."""
+"""Batched MCR game engine (RULES.md sections 2-4).
+
+``MCREngine`` plays B games in lockstep over a struct-of-arrays ``GameState``; ``RulesConfig``
+selects the wall layout, scoring profile, illegal-action handling and single hand vs match.
+"""
+
+from mcr_env.engine.config import RulesConfig
+from mcr_env.engine.core import HandResult, MCREngine, match_hand_layout, table_points
+from mcr_env.engine.state import EndReason, GameState, MeldKind, Phase, fields_in_scope
+from mcr_env.engine.walls import make_wall, seeded_walls
+
+__all__ = [
+    "EndReason",
+    "GameState",
+    "HandResult",
+    "MCREngine",
+    "MeldKind",
+    "Phase",
+    "RulesConfig",
+    "fields_in_scope",
+    "make_wall",
+    "match_hand_layout",
+    "seeded_walls",
+    "table_points",
+]

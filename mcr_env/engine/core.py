@@ -1,0 +1,996 @@
+"""The batched MCR game engine (RULES.md sections 2-4, DESIGN.md "Engine contract").
+
+:class:`MCREngine` plays B independent games at once. The state is a :class:`GameState` (struct
+of numpy arrays, leading dim B). After every ``reset``/``step``:
+
+* ``to_act (B, 4) bool`` -- the seats that must answer now;
+* ``legal_mask (B, 4, 235) bool`` -- what each of them may do (all False for seats not acting);
+* ``rewards (B, 4) int32`` -- settlement of the hands that ended in this step, per seat (zeros
+  otherwise); ``player_rewards (B, 4) int32`` the same indexed by player (match mode);
+* ``terminated (B,) bool`` -- the game is over (single hand: the hand ended; match: hand 16 ended);
+* ``hand_over (B,) bool`` -- a hand ended in this step (in match mode the next hand is then
+  already dealt, so the state shows the new hand; the finished hand is in
+  ``last_hand_result[b]``).
+
+Decisions (one step = one decision per game; every live game advances every step):
+
+* ``Phase.ACT`` -- the current seat drew (or took a kong replacement): Hu, AnGang, BuGang, Play.
+* ``Phase.DISCARD`` -- after its Chi/Peng the claimer must Play.
+* ``Phase.CLAIM`` -- the other seats answer the discard at once. Only seats with at least one
+  option besides Pass are asked (``to_act``); when no seat has an option the round is passed
+  automatically inside the same step (no decision is created). A seat that can Hu may only Hu or
+  Pass (RULES.md: passing on a Hu forbids a lower claim on the same tile).
+* ``Phase.ROB`` -- after a BuGang, seats that can win on the added tile answer Hu or Pass.
+
+Automatic (no decision): flower replacement, draws, replacement draws, exhaustive draw, claim
+rounds where nobody can claim.
+
+Implementation: every step processes games grouped by phase with numpy index arrays (no Python
+loop over games); exact scoring (``score_win``) runs only for the (game, seat) pairs that the
+vectorized ``complete_mask`` says are complete.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from mcr_env.engine.actions import (
+    ACTION_KIND,
+    ACTION_TILE,
+    ANGANG_OFFSET,
+    BUGANG_OFFSET,
+    CHI_OFFSET,
+    GANG_OFFSET,
+    HU,
+    NUM_ACTIONS,
+    PASS,
+    PENG_OFFSET,
+    PLAY_OFFSET,
+    ActionKind,
+)
+from mcr_env.engine.config import RulesConfig
+from mcr_env.engine.state import (
+    BOTZONE_SEGMENT,
+    DISCARD_CAPACITY,
+    EndReason,
+    GameState,
+    MeldKind,
+    Phase,
+)
+from mcr_env.engine.walls import check_walls, seeded_walls
+
+HANDS_PER_MATCH = 16
+
+# Seat occupied by each player in round r (RULES.md section 4): PLAYER_AT_SEAT[r, seat] = player.
+PLAYER_AT_SEAT = np.array([[0, 1, 2, 3], [1, 0, 3, 2], [2, 3, 1, 0], [3, 2, 0, 1]], dtype=np.int8)
+"""``(4, 4) int8``: player at each seat in round r (0 East, 1 South, 2 West, 3 North round)."""
+SEAT_OF_PLAYER = np.argsort(PLAYER_AT_SEAT, axis=1).astype(np.int8)
+"""``(4, 4) int8``: seat of each player in round r."""
+
+
+def match_hand_layout(hand_number: int) -> tuple[int, int, np.ndarray]:
+    """Dealer seat, prevalent wind and player-at-seat of hand ``hand_number`` (0..15) of a match.
+
+    Round ``r = hand_number // 4`` has prevalent wind r. Before rounds 2-4 the players change
+    places (PLAYER_AT_SEAT); the first dealer of each round is the seat of player 0 (East of hand
+    1), and the dealership passes to the next seat after every hand (RULES.md section 4).
+
+    Returns:
+        ``(dealer_seat, prevalent_wind, player_at_seat (4,) int8)``.
+
+    Raises:
+        ValueError: hand_number outside 0..15.
+    """
+    if not 0 <= int(hand_number) < HANDS_PER_MATCH:
+        raise ValueError(f"hand_number must be 0..15, got {hand_number}")
+    r, k = divmod(int(hand_number), 4)
+    dealer = (int(SEAT_OF_PLAYER[r, 0]) + k) % 4
+    return dealer, r, PLAYER_AT_SEAT[r].copy()
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """Outcome of one finished hand (``MCREngine.last_hand_result[b]``).
+
+    ``settlement`` and ``winner``/``win_from`` are per SEAT of that hand; ``player_at_seat`` maps
+    them to players (match mode).
+    """
+
+    hand_number: int
+    """Hand index in the match (0 in single-hand mode)."""
+    end_reason: EndReason
+    """How the hand ended."""
+    winner: int
+    """Winning seat, -1 if none."""
+    win_from: int
+    """Seat that paid as discarder (robbed kong included), -1 for self-drawn or no win."""
+    win_tile: int
+    """Winning tile id, -1 if none."""
+    fans: tuple
+    """The winner's fans: tuple of scorer ``FanResult`` (empty if no win)."""
+    total: int
+    """Winner's total points including flowers (0 if no win)."""
+    settlement: np.ndarray
+    """``(4,) int32`` points per seat (sums to zero)."""
+    player_at_seat: np.ndarray
+    """``(4,) int8`` player at each seat in that hand."""
+    offenders: tuple = ()
+    """Seats punished for an illegal action (``illegal_action="penalize"``)."""
+
+
+def _scoring():
+    """Late import of the scorer (layer below the engine)."""
+    from mcr_env.scoring import score_win
+    from mcr_env.scoring.settlement import penalty, settle_batch
+    from mcr_env.scoring.shanten import complete_mask
+
+    return complete_mask, score_win, settle_batch, penalty
+
+
+class MCREngine:
+    """B games of MCR played in lockstep (RULES.md sections 2-4).
+
+    Args:
+        batch_size: B >= 1.
+        config: :class:`RulesConfig` (wall layout, scoring profile, illegal-action handling,
+            single hand or 16-hand match).
+
+    Attributes (all refreshed by ``reset``/``step``):
+        state: :class:`GameState`.
+        to_act: ``(B, 4) bool`` seats that must answer.
+        legal_mask: ``(B, 4, 235) bool`` legal actions of acting seats.
+        rewards: ``(B, 4) int32`` settlement per seat of hands ended in the last step.
+        player_rewards: ``(B, 4) int32`` the same per player.
+        terminated: ``(B,) bool`` game over.
+        hand_over: ``(B,) bool`` a hand ended in the last step.
+        table_points: ``(B, 4) float32`` match table points per player (4/2/1/0 by rank, ties
+            share the mean), set when a match terminates.
+        last_hand_result: list of B :class:`HandResult` or None.
+
+    Raises:
+        TypeError/ValueError: bad batch_size or config.
+    """
+
+    def __init__(self, batch_size: int, config: RulesConfig | None = None):
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
+            raise TypeError(f"batch_size must be an int, got {type(batch_size).__name__}")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        if config is None:
+            config = RulesConfig()
+        if not isinstance(config, RulesConfig):
+            raise TypeError(f"config must be a RulesConfig, got {type(config).__name__}")
+        self.batch_size = int(batch_size)
+        self.config = config
+        self._botzone = config.wall_layout == "botzone"
+        self._match = config.match == "match"
+        self._wall_len = 136 if self._botzone else 144
+        (self._complete_mask, self._score_win, self._settle_batch, self._penalty) = _scoring()
+        b = self.batch_size
+        self.state = GameState.empty(b)
+        self.to_act = np.zeros((b, 4), dtype=bool)
+        self.legal_mask = np.zeros((b, 4, NUM_ACTIONS), dtype=bool)
+        self.rewards = np.zeros((b, 4), dtype=np.int32)
+        self.player_rewards = np.zeros((b, 4), dtype=np.int32)
+        self.terminated = np.ones(b, dtype=bool)
+        self.hand_over = np.zeros(b, dtype=bool)
+        self.table_points = np.zeros((b, 4), dtype=np.float32)
+        self.last_hand_result: list[HandResult | None] = [None] * b
+        self._pung = np.zeros((b, 4, 34), dtype=bool)  # seat s holds a melded pung of tile t
+        self._root_seed: int | None = None
+        self._episode = np.full(b, -1, dtype=np.int64)
+        self._match_walls: np.ndarray | None = None  # (B, 16, L) explicit match walls
+        self._hu: dict[tuple[int, int], tuple] = {}  # (game, seat) -> (ScoreResult, win_tile)
+        self._started = False
+        self._bidx = np.arange(b)
+
+    # ------------------------------------------------------------------ public properties
+    @property
+    def phase(self) -> np.ndarray:
+        """``(B,) int8`` :class:`Phase` of each game."""
+        return self.state.phase
+
+    @property
+    def current_seat(self) -> np.ndarray:
+        """``(B,) int8`` seat whose turn it is."""
+        return self.state.current_seat
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seed: int | None = None, walls=None, games=None) -> None:
+        """Deal new games.
+
+        Args:
+            seed: root seed. Per-game walls derive from (root seed, game index, per-game
+                episode counter, hand number), so a game does not depend on B. ``seed`` given:
+                the root seed is set and the episode counters of the reset games restart at 0.
+                ``None``: the current root seed is kept (a fresh random one on the first reset)
+                and the reset games' counters advance by one.
+            walls: optional explicit walls in draw order (see :mod:`mcr_env.engine.walls`):
+                ``(N, 144)`` (official) or ``(N, 136)`` (botzone) int tile ids, with N = B or N =
+                the number of reset games; in match mode also ``(N, 16, L)``, one per hand
+                (a ``(N, L)`` wall is then used for hand 1 only, later hands are seeded).
+            games: optional ``(B,) bool``: reset only these games (others are left untouched).
+
+        Raises:
+            TypeError/ValueError: bad seed, walls or games (the message says which).
+        """
+        b = self.batch_size
+        if games is None:
+            sel = np.ones(b, dtype=bool)
+        else:
+            sel = np.asarray(games)
+            if sel.dtype != bool or sel.shape != (b,):
+                raise ValueError(f"games must be a (B,) = ({b},) bool array, got {sel.dtype}")
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+                raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
+            self._root_seed = int(seed)
+            self._episode[sel] = 0
+        else:
+            if self._root_seed is None:
+                self._root_seed = int(np.random.SeedSequence().entropy % (1 << 63))
+            self._episode[sel] += 1
+        g = np.nonzero(sel)[0]
+        if self._match:
+            if self._match_walls is None:
+                self._match_walls = np.full((b, HANDS_PER_MATCH, self._wall_len), -1, np.int8)
+            self._match_walls[g] = -1
+        explicit = None
+        if walls is not None:
+            arr = np.asarray(walls)
+            if arr.ndim == 3:
+                if not self._match:
+                    raise ValueError("walls of shape (N, 16, L) need RulesConfig(match='match')")
+                if arr.shape[1] != HANDS_PER_MATCH:
+                    raise ValueError(f"match walls must have shape (N, 16, L), got {arr.shape}")
+                flat = check_walls(arr.reshape(-1, arr.shape[2]), self.config.wall_layout)
+                arr3 = flat.reshape(arr.shape[0], HANDS_PER_MATCH, -1)
+                arr3 = self._rows_for(arr3, g, "walls")
+                self._match_walls[g] = arr3
+                explicit = arr3[:, 0]
+            else:
+                arr2 = check_walls(arr, self.config.wall_layout)
+                explicit = self._rows_for(arr2, g, "walls")
+        self._started = True
+        self.rewards[:] = 0
+        self.player_rewards[:] = 0
+        self.hand_over[sel] = False
+        self.terminated[sel] = False
+        self.table_points[sel] = 0
+        self.state.match_scores[sel] = 0
+        for i in g:
+            self.last_hand_result[i] = None
+        self._deal(g, np.zeros(len(g), dtype=np.int64), explicit)
+        self._rebuild_masks(g)
+
+    def _rows_for(self, arr: np.ndarray, g: np.ndarray, what: str) -> np.ndarray:
+        if arr.shape[0] == self.batch_size:
+            return arr[g]
+        if arr.shape[0] == len(g):
+            return arr
+        raise ValueError(
+            f"{what} must have B = {self.batch_size} rows or one row per reset game "
+            f"({len(g)}), got {arr.shape[0]}"
+        )
+
+    # ------------------------------------------------------------------ deal
+    def _deal(self, g: np.ndarray, hand_numbers: np.ndarray, walls: np.ndarray | None) -> None:
+        """Start hand ``hand_numbers`` of games ``g`` (walls given or seeded) and deal."""
+        st = self.state
+        n = len(g)
+        if n == 0:
+            return
+        if walls is None:
+            walls = np.empty((n, self._wall_len), dtype=np.int8)
+            need = np.ones(n, dtype=bool)
+            if self._match and self._match_walls is not None:
+                pre = self._match_walls[g, hand_numbers]
+                have = pre[:, 0] >= 0
+                walls[have] = pre[have]
+                need = ~have
+            if need.any():
+                walls[need] = seeded_walls(
+                    self.config.wall_layout,
+                    self._root_seed,
+                    g[need],
+                    self._episode[g[need]],
+                    hand_numbers[need],
+                )
+        # table: dealer, winds, players
+        if self._match:
+            lay = [match_hand_layout(h) for h in range(HANDS_PER_MATCH)]
+            dealer_of = np.array([x[0] for x in lay], dtype=np.int8)
+            wind_of = np.array([x[1] for x in lay], dtype=np.int8)
+            players_of = np.stack([x[2] for x in lay])
+            st.dealer[g] = dealer_of[hand_numbers]
+            st.prevalent_wind[g] = wind_of[hand_numbers]
+            st.player_at_seat[g] = players_of[hand_numbers]
+        else:
+            st.dealer[g] = 0
+            st.prevalent_wind[g] = 0
+            st.player_at_seat[g] = np.arange(4, dtype=np.int8)
+        st.hand_number[g] = hand_numbers
+        # clear per-hand fields
+        for name in (
+            "meld_kind",
+            "meld_tile",
+            "meld_from",
+            "meld_claimed",
+            "meld_added",
+            "n_melds",
+            "discards",
+            "discard_claimed",
+            "discard_order",
+            "n_discards",
+            "total_discards",
+            "visible_count",
+            "flower_count",
+            "flowers",
+            "tile_in_play",
+            "played_by",
+            "after_kong",
+            "winner",
+            "win_from",
+            "end_reason",
+            "hand",
+            "drawn_tile",
+            "angang_tile",
+            "wall",
+            "wall_front",
+            "wall_back",
+        ):
+            f = _FIELDS[name]
+            getattr(st, name)[g] = f.metadata["sentinel"]
+        self._pung[g] = False
+        st.wall[g, : self._wall_len] = walls
+        dealer = st.dealer[g].astype(np.int64)
+        rows = np.arange(n)
+        if self._botzone:
+            base = BOTZONE_SEGMENT * np.arange(4)
+            dealt = walls[:, (base[:, None] + np.arange(13)[None, :])]  # (n, 4 seats, 13)
+            st.wall_front[g] = base + 13
+            st.wall_back[g] = base + BOTZONE_SEGMENT
+            for s in range(4):
+                st.hand[g, s] = _counts(dealt[:, s])
+        else:
+            # blocks of 13 from the front: the dealer first, then downstream
+            blocks = walls[:, :52].reshape(n, 4, 13)
+            order = (dealer[:, None] + np.arange(4)[None, :]) % 4  # block i -> seat order[:, i]
+            dealt = np.empty_like(blocks)
+            dealt[rows[:, None], order] = blocks
+            st.wall_front[g, 0] = 52
+            st.wall_back[g, 0] = 144
+            st.wall_front[g, 1:] = 0
+            st.wall_back[g, 1:] = 0
+            # flower replacement at the deal: seat order from the dealer, each seat until clean
+            back = np.full(n, 144, dtype=np.int64)
+            for i in range(4):
+                seat = order[:, i]
+                while True:
+                    hand13 = dealt[rows, seat]  # (n, 13)
+                    fl = hand13 >= 34
+                    has = fl.any(axis=1)
+                    if not has.any():
+                        break
+                    r = np.nonzero(has)[0]
+                    pos = fl[r].argmax(axis=1)
+                    ftile = hand13[r, pos]
+                    st.flower_count[g[r], seat[r]] += 1
+                    st.flowers[g[r], seat[r], ftile - 34] = True
+                    back[r] -= 1
+                    dealt[r, seat[r], pos] = walls[r, back[r]]
+            st.wall_back[g, 0] = back
+            for s in range(4):
+                st.hand[g, s] = _counts(dealt[:, s])
+        st.phase[g] = Phase.ACT
+        st.current_seat[g] = st.dealer[g]
+        self._update_tiles_left(g)
+        ended = self._draw(g, st.dealer[g].astype(np.int64), np.zeros(n, bool), np.zeros(n, bool))
+        if ended.size:  # impossible with 144/136 tiles, kept for safety
+            self._end_exhaustive(ended)
+
+    # ------------------------------------------------------------------ walls
+    def _seg(self, seats: np.ndarray) -> np.ndarray:
+        return seats if self._botzone else np.zeros_like(seats)
+
+    def _update_tiles_left(self, g: np.ndarray) -> None:
+        st = self.state
+        left = st.wall_back[g] - st.wall_front[g]
+        if self._botzone:
+            st.tiles_left[g] = left
+        else:
+            st.tiles_left[g] = left[:, :1]
+
+    def _draw(self, g, seats, back, after_kong) -> np.ndarray:
+        """Seat ``seats`` of games ``g`` draws (front, or back where ``back``); flowers are set
+        aside and replaced from the back. Sets Phase.ACT. Returns the games that found no tile
+        (to be ended as exhaustive draws by the caller)."""
+        st = self.state
+        n = len(g)
+        if n == 0:
+            return g
+        seg = self._seg(seats)
+        alive = st.wall_back[g, seg] > st.wall_front[g, seg]
+        tile = np.full(n, -1, dtype=np.int64)
+        pos = np.where(back, st.wall_back[g, seg] - 1, st.wall_front[g, seg])
+        a = np.nonzero(alive)[0]
+        tile[a] = st.wall[g[a], pos[a]]
+        st.wall_back[g[a], seg[a]] -= back[a]
+        st.wall_front[g[a], seg[a]] += ~back[a]
+        flower = tile >= 34
+        while flower.any():
+            f = np.nonzero(flower)[0]
+            gf, sf = g[f], seats[f]
+            st.flower_count[gf, sf] += 1
+            st.flowers[gf, sf, tile[f] - 34] = True
+            ok = st.wall_back[gf, seg[f]] > st.wall_front[gf, seg[f]]
+            alive[f[~ok]] = False
+            f = f[ok]
+            gf = g[f]
+            st.wall_back[gf, seg[f]] -= 1
+            tile[f] = st.wall[gf, st.wall_back[gf, seg[f]]]
+            flower = alive & (tile >= 34)
+        a = np.nonzero(alive)[0]
+        ga, sa = g[a], seats[a]
+        st.hand[ga, sa, tile[a]] += 1
+        st.drawn_tile[ga, sa] = tile[a]
+        st.phase[ga] = Phase.ACT
+        st.current_seat[ga] = sa
+        st.after_kong[ga] = after_kong[a]
+        st.tile_in_play[ga] = -1
+        st.played_by[ga] = -1
+        self._update_tiles_left(g)
+        return g[~alive]
+
+    # ------------------------------------------------------------------ step
+    def step(self, actions) -> None:
+        """Apply one action per seat to every live game.
+
+        Args:
+            actions: ``(B, 4)`` int action ids (see :mod:`mcr_env.engine.actions`); entries of
+                seats that do not act (``~to_act``) and of terminated games are ignored.
+
+        Raises:
+            RuntimeError: ``step`` before ``reset``.
+            TypeError/ValueError: ``actions`` of the wrong type or shape; with
+                ``illegal_action="raise"``, an acting seat's action outside its legal mask (the
+                message names game, seat and action; no game is changed).
+        """
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        b = self.batch_size
+        acts = np.asarray(actions)
+        if acts.shape != (b, 4):
+            raise ValueError(f"actions must have shape (B, 4) = ({b}, 4), got {acts.shape}")
+        if acts.dtype == bool or not np.issubdtype(acts.dtype, np.integer):
+            raise TypeError(f"actions must be integer action ids, got dtype {acts.dtype}")
+        acts = acts.astype(np.int64)
+        st = self.state
+        live = ~self.terminated
+        acting = self.to_act & live[:, None]
+        in_range = (acts >= 0) & (acts < NUM_ACTIONS)
+        safe = np.where(in_range, acts, 0)
+        ok = in_range & self.legal_mask[self._bidx[:, None], np.arange(4)[None, :], safe]
+        illegal = acting & ~ok
+        penal = np.zeros(0, dtype=np.int64)
+        if illegal.any():
+            if self.config.illegal_action == "raise":
+                gi, si = (int(x[0]) for x in np.nonzero(illegal))
+                a = int(acts[gi, si])
+                legal_ids = np.nonzero(self.legal_mask[gi, si])[0].tolist()
+                raise ValueError(
+                    f"illegal action {a} for game {gi}, seat {si} "
+                    f"(phase {Phase(int(st.phase[gi])).name}); legal: {legal_ids}"
+                )
+            penal = np.nonzero(illegal.any(axis=1))[0]
+        self.rewards[:] = 0
+        self.player_rewards[:] = 0
+        self.hand_over[:] = False
+        self.legal_mask[:] = False  # masks are rebuilt from scratch at every decision
+        self.to_act[:] = False
+        # ---- collected outcomes of this step
+        self._draw_req: list[tuple] = []  # (games, seats, back, after_kong)
+        self._claim_check: list[np.ndarray] = []  # games with a fresh discard
+        self._rob_check: list[np.ndarray] = []  # games with a fresh BuGang
+        self._wins: list[tuple] = []  # (games, winners, discarders, reason)
+        self._exhaustive: list[np.ndarray] = []
+        hu_cache = self._hu
+        self._hu = {}
+        if penal.size:
+            self._apply_penalties(penal, illegal[penal])
+            live[penal] = False
+        phase = st.phase
+        cur = st.current_seat.astype(np.int64)
+        # ---- ACT / DISCARD: the current seat's action
+        g = np.nonzero(live & ((phase == Phase.ACT) | (phase == Phase.DISCARD)))[0]
+        if g.size:
+            c = cur[g]
+            a = acts[g, c]
+            kind = ACTION_KIND[a]
+            tile = ACTION_TILE[a].astype(np.int64)
+            m = kind == ActionKind.PLAY
+            if m.any():
+                self._discard(g[m], c[m], tile[m])
+            m = kind == ActionKind.HU
+            if m.any():
+                self._wins.append((g[m], c[m], np.full(m.sum(), -1), EndReason.SELF_DRAWN))
+            m = kind == ActionKind.ANGANG
+            if m.any():
+                self._angang(g[m], c[m], tile[m])
+            m = kind == ActionKind.BUGANG
+            if m.any():
+                self._bugang(g[m], c[m], tile[m])
+        # ---- CLAIM / ROB: the other seats answer at once
+        g = np.nonzero(live & ((phase == Phase.CLAIM) | (phase == Phase.ROB)))[0]
+        if g.size:
+            self._resolve_claims(g, np.where(self.to_act[g], acts[g], PASS))
+        # ---- automatic follow-ups
+        self._follow_ups()
+        self._finish_hands(hu_cache)
+        # ---- ACT/DISCARD masks (CLAIM/ROB masks were filled by the claim checks above)
+        self._act_masks(np.nonzero(~self.terminated)[0])
+
+    # ------------------------------------------------------------------ transitions
+    def _discard(self, g, s, t) -> None:
+        st = self.state
+        if (st.hand[g, s, t] <= 0).any():  # guarded by the mask; kept as an invariant check
+            raise RuntimeError("engine invariant: discarding a tile not in hand")
+        st.hand[g, s, t] -= 1
+        slot = st.n_discards[g, s].astype(np.int64)
+        if (slot >= DISCARD_CAPACITY).any():
+            raise RuntimeError(f"discard capacity {DISCARD_CAPACITY} exceeded")
+        st.discards[g, s, slot] = t
+        st.discard_order[g, s, slot] = st.total_discards[g]
+        st.n_discards[g, s] += 1
+        st.total_discards[g] += 1
+        st.visible_count[g, t] += 1
+        st.tile_in_play[g] = t
+        st.played_by[g] = s
+        st.drawn_tile[g, s] = -1
+        st.after_kong[g] = False
+        st.phase[g] = Phase.CLAIM
+        self._claim_check.append(g)
+
+    def _add_meld(self, g, s, kind, tile, frm, claimed) -> None:
+        st = self.state
+        slot = st.n_melds[g, s].astype(np.int64)
+        st.meld_kind[g, s, slot] = kind
+        st.meld_tile[g, s, slot] = tile
+        st.meld_from[g, s, slot] = frm
+        st.meld_claimed[g, s, slot] = claimed
+        st.n_melds[g, s] += 1
+        return slot
+
+    def _angang(self, g, s, t) -> None:
+        st = self.state
+        st.hand[g, s, t] -= 4
+        slot = self._add_meld(g, s, MeldKind.ANGANG, -1, -1, -1)
+        st.angang_tile[g, s, slot] = t
+        st.drawn_tile[g, s] = -1
+        self._draw_req.append((g, s, np.ones(len(g), bool), np.ones(len(g), bool)))
+
+    def _bugang(self, g, s, t) -> None:
+        st = self.state
+        st.hand[g, s, t] -= 1
+        match = (st.meld_kind[g, s] == MeldKind.PENG) & (st.meld_tile[g, s] == t[:, None])
+        slot = match.argmax(axis=1)
+        st.meld_kind[g, s, slot] = MeldKind.GANG
+        st.meld_added[g, s, slot] = True
+        self._pung[g, s, t] = False
+        st.visible_count[g, t] += 1
+        st.drawn_tile[g, s] = -1
+        st.tile_in_play[g] = t
+        st.played_by[g] = s
+        st.phase[g] = Phase.ROB
+        self._rob_check.append(g)
+
+    def _resolve_claims(self, g, acts) -> None:
+        """Resolve the answers ``acts (n, 4)`` of games ``g`` in CLAIM or ROB."""
+        st = self.state
+        n = len(g)
+        d = st.played_by[g].astype(np.int64)
+        t = st.tile_in_play[g].astype(np.int64)
+        rob = st.phase[g] == Phase.ROB
+        kinds = ACTION_KIND[acts]  # (n, 4)
+        rows = np.arange(n)
+        # downstream order k = 1..3
+        down = (d[:, None] + np.arange(1, 4)[None, :]) % 4  # (n, 3)
+        kd = kinds[rows[:, None], down]
+        hu = kd == ActionKind.HU
+        has_hu = hu.any(axis=1)
+        if has_hu.any():
+            r = np.nonzero(has_hu)[0]
+            winner = down[r, hu[r].argmax(axis=1)]
+            reason = np.where(rob[r], EndReason.ROB_KONG, EndReason.DISCARD)
+            for rs in (EndReason.DISCARD, EndReason.ROB_KONG):
+                mm = reason == rs
+                if mm.any():
+                    self._wins.append((g[r[mm]], winner[mm], d[r[mm]], rs))
+        rest = ~has_hu
+        # ROB with no Hu: the kong stands, replacement draw for the declarer
+        m = rest & rob
+        if m.any():
+            self._draw_req.append((g[m], d[m], np.ones(m.sum(), bool), np.ones(m.sum(), bool)))
+        rest &= ~rob
+        # Peng / Gang (at most one seat can hold two copies of the discard)
+        pg = (kd == ActionKind.PENG) | (kd == ActionKind.GANG)
+        m = rest & pg.any(axis=1)
+        if m.any():
+            r = np.nonzero(m)[0]
+            k = pg[r].argmax(axis=1)
+            s = down[r, k]
+            isgang = kd[r, k] == ActionKind.GANG
+            gg, tt, dd = g[r], t[r], d[r]
+            self._mark_claimed(gg, dd)
+            for gang in (False, True):
+                mm = isgang == gang
+                if not mm.any():
+                    continue
+                g2, s2, t2, d2 = gg[mm], s[mm], tt[mm], dd[mm]
+                take = 3 if gang else 2
+                st.hand[g2, s2, t2] -= take
+                st.visible_count[g2, t2] += take
+                kind = MeldKind.GANG if gang else MeldKind.PENG
+                self._add_meld(g2, s2, kind, t2, d2, t2)
+                if gang:
+                    self._draw_req.append((g2, s2, np.ones(len(g2), bool), np.ones(len(g2), bool)))
+                else:
+                    self._pung[g2, s2, t2] = True
+                    st.phase[g2] = Phase.DISCARD
+                    st.current_seat[g2] = s2
+                    st.tile_in_play[g2] = -1
+                    st.played_by[g2] = -1
+                    st.after_kong[g2] = False
+            rest &= ~m
+        # Chi by the next seat
+        chi = kd[:, 0] == ActionKind.CHI
+        m = rest & chi
+        if m.any():
+            r = np.nonzero(m)[0]
+            gg, tt, dd, s = g[r], t[r], d[r], down[r, 0]
+            a = acts[r, s]
+            mid = ACTION_TILE[a].astype(np.int64)
+            self._mark_claimed(gg, dd)
+            for off in (-1, 0, 1):
+                tile = mid + off
+                from_hand = tile != tt
+                st.hand[gg[from_hand], s[from_hand], tile[from_hand]] -= 1
+                st.visible_count[gg[from_hand], tile[from_hand]] += 1
+            self._add_meld(gg, s, MeldKind.CHI, mid, dd, tt)
+            st.phase[gg] = Phase.DISCARD
+            st.current_seat[gg] = s
+            st.tile_in_play[gg] = -1
+            st.played_by[gg] = -1
+            st.after_kong[gg] = False
+            rest &= ~m
+        # everybody passed: the next seat draws
+        if rest.any():
+            r = np.nonzero(rest)[0]
+            nxt = (d[r] + 1) % 4
+            self._draw_req.append((g[r], nxt, np.zeros(len(r), bool), np.zeros(len(r), bool)))
+
+    def _mark_claimed(self, g, d) -> None:
+        st = self.state
+        slot = st.n_discards[g, d].astype(np.int64) - 1
+        st.discard_claimed[g, d, slot] = True
+        st.visible_count[g, st.discards[g, d, slot]] -= 1  # re-counted in the meld
+
+    def _follow_ups(self) -> None:
+        """Claim/rob checks (auto-pass when nobody can answer), then all pending draws."""
+        st = self.state
+        for g in self._claim_check:
+            g = g[st.phase[g] == Phase.CLAIM]
+            if g.size == 0:
+                continue
+            anyopt = self._claim_masks(g, rob=False)
+            none = g[~anyopt]
+            if none.size:
+                d = st.played_by[none].astype(np.int64)
+                nxt = (d + 1) % 4
+                self._draw_req.append(
+                    (none, nxt, np.zeros(len(none), bool), np.zeros(len(none), bool))
+                )
+        for g in self._rob_check:
+            anyopt = self._claim_masks(g, rob=True)
+            none = g[~anyopt]
+            if none.size:
+                d = st.played_by[none].astype(np.int64)
+                self._draw_req.append((none, d, np.ones(len(none), bool), np.ones(len(none), bool)))
+        if self._draw_req:
+            g = np.concatenate([x[0] for x in self._draw_req])
+            s = np.concatenate([x[1] for x in self._draw_req]).astype(np.int64)
+            bk = np.concatenate([x[2] for x in self._draw_req])
+            ak = np.concatenate([x[3] for x in self._draw_req])
+            self._draw_req = []
+            failed = self._draw(g, s, bk, ak)
+            if failed.size:
+                self._exhaustive.append(failed)
+
+    # ------------------------------------------------------------------ masks
+    def _claim_masks(self, g, rob: bool) -> np.ndarray:
+        """Fill legal masks / to_act of the answering seats of games ``g`` (CLAIM or ROB).
+
+        Returns ``(n,) bool``: some seat has an option besides Pass."""
+        st = self.state
+        n = len(g)
+        d = st.played_by[g].astype(np.int64)
+        t = st.tile_in_play[g].astype(np.int64)
+        any_opt = np.zeros(n, dtype=bool)
+        nxt = (d + 1) % 4
+        last = st.tiles_left[g, nxt] <= 0  # the discard after the last draw: only Hu
+        for k in (1, 2, 3):
+            s = (d + k) % 4
+            h = st.hand[g, s]  # (n, 34) copy
+            cnt = h[np.arange(n), t]
+            opt = np.zeros((n, NUM_ACTIONS), dtype=bool)
+            # Hu: shape test, then exact scoring for the complete ones
+            h1 = h.copy()
+            h1[np.arange(n), t] += 1
+            comp = self._complete_mask(h1, st.n_melds[g, s])
+            hu_ok = np.zeros(n, dtype=bool)
+            if comp.any():
+                for r in np.nonzero(comp)[0]:
+                    gi, si, ti = int(g[r]), int(s[r]), int(t[r])
+                    res = self._score(gi, si, ti, self_drawn=False, rob=rob, hand14=h1[r])
+                    if res is not None:
+                        hu_ok[r] = True
+                        self._hu[(gi, si)] = (res, ti)
+            opt[:, HU] = hu_ok
+            if not rob:
+                claim_ok = ~last & ~hu_ok
+                opt[:, PENG_OFFSET:GANG_OFFSET][np.arange(n), t] = claim_ok & (cnt >= 2)
+                own_left = st.tiles_left[g, s] > 0
+                opt[:, GANG_OFFSET:ANGANG_OFFSET][np.arange(n), t] = (
+                    claim_ok & (cnt == 3) & own_left
+                )
+                if k == 1:
+                    suited = t < 27
+                    r0 = t % 9
+                    suit = t // 9
+                    base = CHI_OFFSET + 21 * suit
+                    tc = np.clip(t, 0, 33)
+
+                    def has(off, tc=tc, h=h):
+                        idx = np.clip(tc + off, 0, 33)
+                        return h[np.arange(n), idx] > 0
+
+                    ok0 = suited & (r0 <= 6) & has(1) & has(2)
+                    ok1 = suited & (r0 >= 1) & (r0 <= 7) & has(-1) & has(1)
+                    ok2 = suited & (r0 >= 2) & has(-2) & has(-1)
+                    rr = np.arange(n)
+                    for okp, aid in (
+                        (ok0, base + 3 * r0),
+                        (ok1, base + 3 * (r0 - 1) + 1),
+                        (ok2, base + 3 * (r0 - 2) + 2),
+                    ):
+                        sel = okp & claim_ok
+                        opt[rr[sel], aid[sel]] = True
+            has_opt = opt.any(axis=1)
+            opt[:, PASS] = has_opt
+            self.legal_mask[g, s] = opt
+            self.to_act[g, s] = has_opt
+            any_opt |= has_opt
+        return any_opt
+
+    def _rebuild_masks(self, g: np.ndarray) -> None:
+        """Masks and to_act of games ``g`` from scratch (after a reset)."""
+        st = self.state
+        self.legal_mask[g] = False
+        self.to_act[g] = False
+        for ph, rob in ((Phase.CLAIM, False), (Phase.ROB, True)):
+            cg = g[st.phase[g] == ph]
+            if cg.size:
+                self._claim_masks(cg, rob=rob)
+        self._act_masks(g)
+
+    def _act_masks(self, g: np.ndarray) -> None:
+        """Masks of the ACT/DISCARD games among ``g`` (rows assumed cleared)."""
+        st = self.state
+        ph = st.phase[g]
+        ga = g[(ph == Phase.ACT) | (ph == Phase.DISCARD)]
+        if ga.size == 0:
+            return
+        n = len(ga)
+        c = st.current_seat[ga].astype(np.int64)
+        h = st.hand[ga, c]  # (n, 34)
+        opt = np.zeros((n, NUM_ACTIONS), dtype=bool)
+        opt[:, PLAY_OFFSET : PLAY_OFFSET + 34] = h > 0
+        act = st.phase[ga] == Phase.ACT
+        kong_ok = act & (st.tiles_left[ga, c] > 0)
+        opt[:, ANGANG_OFFSET : ANGANG_OFFSET + 34] = (h == 4) & kong_ok[:, None]
+        opt[:, BUGANG_OFFSET : BUGANG_OFFSET + 34] = (h > 0) & self._pung[ga, c] & kong_ok[:, None]
+        r = np.nonzero(act)[0]
+        if r.size:
+            comp = self._complete_mask(h[r], st.n_melds[ga[r], c[r]])
+            for i in r[comp]:
+                gi, si = int(ga[i]), int(c[i])
+                ti = int(st.drawn_tile[gi, si])
+                res = self._score(gi, si, ti, self_drawn=True, rob=False, hand14=h[i])
+                if res is not None:
+                    opt[i, HU] = True
+                    self._hu[(gi, si)] = (res, ti)
+        self.legal_mask[ga, c] = opt
+        self.to_act[ga, c] = True
+
+    # ------------------------------------------------------------------ scoring
+    def _melds_of(self, gi: int, si: int) -> list[tuple]:
+        st = self.state
+        out = []
+        for j in range(int(st.n_melds[gi, si])):
+            kind = int(st.meld_kind[gi, si, j])
+            if kind == MeldKind.ANGANG:
+                out.append(("ANGANG", int(st.angang_tile[gi, si, j]), 0))
+                continue
+            tile = int(st.meld_tile[gi, si, j])
+            frm = int(st.meld_from[gi, si, j])
+            if kind == MeldKind.CHI:
+                out.append(("CHI", tile, int(st.meld_claimed[gi, si, j]) - tile + 2))
+            else:
+                name = "PENG" if kind == MeldKind.PENG else "GANG"
+                out.append((name, tile, (si - frm) % 4))
+        return out
+
+    def _score(self, gi, si, win_tile, *, self_drawn, rob, hand14):
+        """Exact score of a complete hand; the ScoreResult if it is a legal win (>= 8 points
+        without flowers), else None."""
+        st = self.state
+        concealed = np.asarray(hand14, dtype=np.int64).copy()
+        concealed[win_tile] -= 1
+        tiles = np.repeat(np.arange(34), concealed).tolist()
+        # the other three copies visible to all (discards and open melds)
+        vis = int(st.visible_count[gi, win_tile]) - (0 if self_drawn else 1)
+        if self_drawn:
+            wall_last = bool(st.tiles_left[gi, si] <= 0)
+            about_kong = bool(st.after_kong[gi])
+        else:
+            d = int(st.played_by[gi])
+            wall_last = (not rob) and bool(st.tiles_left[gi, (d + 1) % 4] <= 0)
+            about_kong = rob
+        try:
+            res = self._score_win(
+                tiles,
+                int(win_tile),
+                self._melds_of(gi, si),
+                is_self_drawn=self_drawn,
+                is_4th_tile=vis >= 3,
+                is_wall_last=wall_last,
+                is_about_kong=about_kong,
+                seat_wind=(si - int(st.dealer[gi])) % 4,
+                prevalent_wind=int(st.prevalent_wind[gi]),
+                flowers=int(st.flower_count[gi, si]),
+                profile=self.config.scoring_profile,
+            )
+        except ValueError:
+            return None
+        return res if res.is_legal_win else None
+
+    # ------------------------------------------------------------------ endings
+    def _apply_penalties(self, g, illegal) -> None:
+        """Games ``g`` end with a penalty for every seat flagged in ``illegal (n, 4)``."""
+        for i, gi in enumerate(g.tolist()):
+            offenders = tuple(int(s) for s in np.nonzero(illegal[i])[0])
+            settlement = np.zeros(4, dtype=np.int32)
+            for s in offenders:
+                settlement += np.asarray(self._penalty(s), dtype=np.int32)
+            self._record_end(gi, EndReason.PENALTY, -1, -1, -1, (), 0, settlement, offenders)
+
+    def _end_exhaustive(self, g) -> None:
+        for gi in np.asarray(g).tolist():
+            self._record_end(gi, EndReason.EXHAUSTIVE, -1, -1, -1, (), 0, np.zeros(4, np.int32))
+
+    def _record_end(self, gi, reason, winner, frm, win_tile, fans, total, settlement, offenders=()):
+        st = self.state
+        st.phase[gi] = Phase.OVER
+        st.end_reason[gi] = reason
+        st.winner[gi] = winner
+        st.win_from[gi] = frm
+        settlement = np.asarray(settlement, dtype=np.int32)
+        self.rewards[gi] = settlement
+        players = st.player_at_seat[gi].copy()
+        self.player_rewards[gi, players] = settlement
+        st.match_scores[gi, players] += settlement
+        self.hand_over[gi] = True
+        self.last_hand_result[gi] = HandResult(
+            hand_number=int(st.hand_number[gi]),
+            end_reason=EndReason(reason),
+            winner=winner,
+            win_from=frm,
+            win_tile=win_tile,
+            fans=tuple(fans),
+            total=int(total),
+            settlement=settlement.copy(),
+            player_at_seat=players,
+            offenders=tuple(offenders),
+        )
+
+    def _finish_hands(self, hu_cache) -> np.ndarray:
+        """Settle wins and exhaustive draws of this step; deal the next hand in match mode."""
+        st = self.state
+        for g, winners, discarders, reason in self._wins:
+            n = len(g)
+            totals = np.zeros(n, dtype=np.int64)
+            results = []
+            for i in range(n):
+                res, tile = hu_cache[(int(g[i]), int(winners[i]))]
+                totals[i] = res.total
+                results.append((res, tile))
+            pay = np.asarray(
+                self._settle_batch(winners.astype(np.int64), totals, discarders.astype(np.int64)),
+                dtype=np.int32,
+            )
+            for i in range(n):
+                gi, wi, di = int(g[i]), int(winners[i]), int(discarders[i])
+                res, tile = results[i]
+                if reason != EndReason.SELF_DRAWN:
+                    # the won tile moves into the winner's hand (a robbed kong reverts to a pung)
+                    if reason == EndReason.DISCARD:
+                        self._mark_claimed(np.array([gi]), np.array([di]))
+                    else:
+                        self._unrob(gi, di, tile)
+                    st.hand[gi, wi, tile] += 1
+                self._record_end(gi, reason, wi, di, tile, res.fans, res.total, pay[i])
+        for g in self._exhaustive:
+            self._end_exhaustive(g)
+        self._wins = []
+        self._exhaustive = []
+        ended = np.nonzero(self.hand_over)[0]
+        if ended.size == 0:
+            return ended
+        if not self._match:
+            self.terminated[ended] = True
+            self.legal_mask[ended] = False
+            self.to_act[ended] = False
+            return ended
+        last = st.hand_number[ended] >= HANDS_PER_MATCH - 1
+        done = ended[last]
+        if done.size:
+            self.terminated[done] = True
+            self.legal_mask[done] = False
+            self.to_act[done] = False
+            self.table_points[done] = table_points(st.match_scores[done])
+        nxt = ended[~last]
+        if nxt.size:
+            self.legal_mask[nxt] = False
+            self.to_act[nxt] = False
+            self._deal(nxt, st.hand_number[nxt].astype(np.int64) + 1, None)
+        return ended
+
+    def _unrob(self, gi, di, tile) -> None:
+        st = self.state
+        for j in range(int(st.n_melds[gi, di])):
+            if st.meld_kind[gi, di, j] == MeldKind.GANG and st.meld_tile[gi, di, j] == tile:
+                if st.meld_added[gi, di, j]:
+                    st.meld_kind[gi, di, j] = MeldKind.PENG
+                    st.meld_added[gi, di, j] = False
+                    self._pung[gi, di, tile] = True
+                    st.visible_count[gi, tile] -= 1
+                    return
+
+
+def table_points(scores: np.ndarray) -> np.ndarray:
+    """Competition table points 4/2/1/0 by rank of ``scores (N, 4)``; tied players share the
+    mean of the points of the ranks they occupy (RULES.md section 4). Returns ``(N, 4) float32``.
+    """
+    scores = np.asarray(scores)
+    pts = np.array([4.0, 2.0, 1.0, 0.0])
+    out = np.zeros(scores.shape, dtype=np.float32)
+    for p in range(4):
+        higher = (scores > scores[:, p : p + 1]).sum(axis=1)
+        equal = (scores == scores[:, p : p + 1]).sum(axis=1)
+        for i in range(scores.shape[0]):
+            out[i, p] = pts[higher[i] : higher[i] + equal[i]].mean()
+    return out
+
+
+def _counts(tiles: np.ndarray) -> np.ndarray:
+    """``(n, k)`` tile ids (playing tiles only) -> ``(n, 34) int8`` counts."""
+    n = tiles.shape[0]
+    out = np.zeros((n, 34), dtype=np.int8)
+    np.add.at(out, (np.repeat(np.arange(n), tiles.shape[1]), tiles.reshape(-1)), 1)
+    return out
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(GameState)}

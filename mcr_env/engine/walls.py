@@ -1,0 +1,198 @@
+"""Walls: seeded shuffles (independent of the batch size) and explicit walls for scripted games.
+
+A wall is a row of tile ids in draw order (RULES.md section 2):
+
+* ``official`` layout: ``(144,)`` -- the 13-tile hands are dealt from the front in blocks of 13
+  (the dealer's first, then downstream), normal draws continue from the front, replacements
+  (flowers, kongs) are taken from the back (slot 143 first).
+* ``botzone`` layout: ``(136,)`` -- four 34-tile walls; seat ``s`` owns slots ``34*s .. 34*s+33``:
+  its 13 tiles are dealt from the front of its wall, it draws from the front and replaces after
+  a kong from the back of its own wall.
+
+Seeded walls use a counter-based hash (splitmix64) of (root seed, game index, episode, hand
+number, slot), so a game's walls never depend on how many games run beside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from mcr_env.tiles import parse_tiles
+
+OFFICIAL_TILES = np.concatenate([np.repeat(np.arange(34), 4), np.arange(34, 42)]).astype(np.int8)
+"""``(144,) int8``: the official tile set, sorted (34 kinds x 4, then flowers 34..41)."""
+BOTZONE_TILES = np.repeat(np.arange(34), 4).astype(np.int8)
+"""``(136,) int8``: the botzone tile set, sorted (34 kinds x 4, no flowers)."""
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64 finalizer on a uint64 array (wrapping arithmetic)."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * _M1
+    x = x ^ (x >> np.uint64(27))
+    x = x * _M2
+    return x ^ (x >> np.uint64(31))
+
+
+def layout_tiles(layout: str) -> np.ndarray:
+    """The sorted tile multiset of a wall layout (``(144,)`` or ``(136,)`` int8).
+
+    Raises:
+        ValueError: unknown layout.
+    """
+    if layout == "official":
+        return OFFICIAL_TILES
+    if layout == "botzone":
+        return BOTZONE_TILES
+    raise ValueError(f"unknown wall layout {layout!r}; valid: official, botzone")
+
+
+def seeded_walls(
+    layout: str, root_seed: int, games: np.ndarray, episodes: np.ndarray, hands: np.ndarray
+) -> np.ndarray:
+    """Shuffled walls, one per requested game.
+
+    Args:
+        layout: "official" or "botzone".
+        root_seed: the engine's root seed (any int; taken modulo 2**64).
+        games: ``(N,) int`` game indices in the batch.
+        episodes: ``(N,) int`` per-game episode counters.
+        hands: ``(N,) int`` hand numbers within a match (0 in single-hand mode).
+
+    Returns:
+        ``(N, 144) int8`` or ``(N, 136) int8`` walls in draw order.
+    """
+    tiles = layout_tiles(layout)
+    n_slots = tiles.shape[0]
+    root = np.uint64(int(root_seed) % (1 << 64))
+    with np.errstate(over="ignore"):
+        h = _mix(np.full(len(games), root, dtype=np.uint64) + _GOLDEN)
+        for part in (games, episodes, hands):
+            h = _mix(h ^ (np.asarray(part, dtype=np.uint64) * _GOLDEN + np.uint64(1)))
+        slots = np.arange(n_slots, dtype=np.uint64)
+        keys = _mix(h[:, None] + slots[None, :] * _GOLDEN)
+    perm = np.argsort(keys, axis=1, kind="stable")
+    return tiles[perm]
+
+
+def check_walls(walls, layout: str) -> np.ndarray:
+    """Validate explicit walls and return them as ``(N, L) int8``.
+
+    Every row must hold exactly the layout's tile multiset (:func:`layout_tiles`).
+
+    Raises:
+        TypeError: not an integer array.
+        ValueError: wrong shape, or a row that is not a permutation of the tile set (the message
+            names the row and the first wrong tile).
+    """
+    arr = np.asarray(walls)
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"walls must be an integer array of tile ids, got dtype {arr.dtype}")
+    tiles = layout_tiles(layout)
+    if arr.ndim != 2 or arr.shape[1] != tiles.shape[0]:
+        raise ValueError(
+            f"walls for the {layout} layout must have shape (N, {tiles.shape[0]}), got {arr.shape}"
+        )
+    srt = np.sort(arr, axis=1)
+    bad = np.nonzero((srt != tiles[None, :]).any(axis=1))[0]
+    if bad.size:
+        row = int(bad[0])
+        n_ids = 42 if layout == "official" else 34
+        got = np.bincount(np.clip(arr[row], 0, 41), minlength=42)[:n_ids]
+        want = np.bincount(tiles, minlength=42)[:n_ids]
+        wrong = int(np.nonzero(got != want)[0][0]) if (got != want).any() else -1
+        raise ValueError(
+            f"wall row {row} is not a permutation of the {layout} tile set "
+            f"(tile {wrong}: {got[wrong] if wrong >= 0 else '?'} copies, expected "
+            f"{want[wrong] if wrong >= 0 else '?'}; ids must be 0..{n_ids - 1})"
+        )
+    return arr.astype(np.int8)
+
+
+def _tiles(x) -> list[int]:
+    return parse_tiles(x) if isinstance(x, str) else parse_tiles(list(x))
+
+
+def make_wall(
+    hands: Sequence,
+    draws: Sequence = (),
+    replacements: Sequence = (),
+    *,
+    layout: str = "official",
+    dealer: int = 0,
+    filler_seed: int = 0,
+) -> np.ndarray:
+    """Build one explicit wall from what each seat gets (for scripted games and tests).
+
+    Args:
+        hands: four 13-tile hands, indexed by absolute seat (notation of
+            :func:`mcr_env.tiles.parse_tiles`, e.g. ``"123m456s789p1234z"`` or ``"W1 W2 ..."``;
+            flowers as ``H1``..``H8`` in Botzone codes or ids 34..41). A flower in a dealt hand
+            is replaced from the back at the deal, as in play.
+        draws: official: the tiles drawn from the front after the deal, in order (the dealer's
+            first draw first); botzone: four sequences, one per seat's own wall.
+        replacements: official: tiles taken from the back, in order (flower and kong
+            replacements); botzone: four sequences, one per seat.
+        layout: "official" or "botzone".
+        dealer: seat dealt first (official layout; the dealer's hand is the first 13 tiles).
+        filler_seed: the unused tiles fill the middle of the wall in an order shuffled by this
+            seed.
+
+    Returns:
+        ``(144,) int8`` (official) or ``(136,) int8`` (botzone) wall.
+
+    Raises:
+        ValueError: a hand is not 13 tiles, a tile is used more often than it exists, a flower
+            in the botzone layout, or a seat's botzone wall overflows.
+    """
+    tiles = layout_tiles(layout)
+    if len(hands) != 4:
+        raise ValueError(f"hands must list four 13-tile hands, got {len(hands)}")
+    parsed = [_tiles(h) for h in hands]
+    for s, h in enumerate(parsed):
+        if len(h) != 13:
+            raise ValueError(f"hand of seat {s} has {len(h)} tiles, expected 13")
+    if layout == "official":
+        front_d = _tiles(draws)
+        back_r = _tiles(replacements)
+        used = [t for i in range(4) for t in parsed[(dealer + i) % 4]] + front_d
+        pool = np.bincount(tiles, minlength=42)
+        for t in used + back_r:
+            pool[t] -= 1
+        if (pool < 0).any():
+            t = int(np.nonzero(pool < 0)[0][0])
+            raise ValueError(f"tile {t} is used {-pool[t]} time(s) more than it exists")
+        rest = np.repeat(np.arange(42), pool)
+        rest = rest[np.random.default_rng(filler_seed).permutation(len(rest))]
+        wall = np.array(used + rest.tolist() + back_r[::-1], dtype=np.int8)
+        return wall
+    # botzone
+    draws = list(draws) if len(draws) else [()] * 4
+    replacements = list(replacements) if len(replacements) else [()] * 4
+    if len(draws) != 4 or len(replacements) != 4:
+        raise ValueError("botzone layout: draws and replacements must be four per-seat sequences")
+    fronts = [parsed[s] + _tiles(draws[s]) for s in range(4)]
+    backs = [_tiles(replacements[s]) for s in range(4)]
+    pool = np.bincount(tiles, minlength=42)
+    for seq in fronts + backs:
+        for t in seq:
+            pool[t] -= 1
+    if (pool < 0).any():
+        t = int(np.nonzero(pool < 0)[0][0])
+        raise ValueError(f"tile {t} is used {-pool[t]} time(s) more than it exists (botzone)")
+    rest = np.repeat(np.arange(42), pool)
+    rest = rest[np.random.default_rng(filler_seed).permutation(len(rest))].tolist()
+    out: list[int] = []
+    for s in range(4):
+        need = 34 - len(fronts[s]) - len(backs[s])
+        if need < 0:
+            raise ValueError(f"botzone wall of seat {s} overflows 34 tiles")
+        out += fronts[s] + rest[:need] + backs[s][::-1]
+        rest = rest[need:]
+    return np.array(out, dtype=np.int8)
