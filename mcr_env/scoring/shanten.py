@@ -29,7 +29,7 @@ indexed by suit key are built with numpy:
   only, bit 1 if it splits into sets and one pair;
 * ``_SUIT_VALUE`` ``(5**9, 10) int8`` (lazily, at the first shanten call, ~1 s): for ``b`` in 0..4
   blocks and ``p`` in {0, 1} pairs, the largest ``2m + t`` with ``m + t <= b`` (column
-  ``2 * b + p``), -100 where no pair is possible. Honors have a 5**7 table of the same kind.
+  ``2 * b + p``), -20 where no pair is possible. Honors have a 5**7 table of the same kind.
 
 A hand's value is then a max-plus combination of four table rows over the ways of sharing the
 ``k`` blocks and the pair among the three suits and the honors.
@@ -60,12 +60,15 @@ __all__ = [
 
 _POW5_9 = 5 ** np.arange(9, dtype=np.int64)
 _POW5_7 = 5 ** np.arange(7, dtype=np.int64)
-_NO_PAIR = -100  # table value: this (blocks, pair) combination is impossible
+# Table value where a (blocks, pair) combination is impossible: low enough that a sum over the
+# four components using it never wins (the values are 0..8), high enough for int8 sums.
+_NO_PAIR = -20
 
 # Thirteen Orphans tiles: 1 and 9 of each suit, all honors.
 _ORPHANS = np.array([0, 8, 9, 17, 18, 26, *range(27, 34)], dtype=np.int64)
 _IS_ORPHAN = np.zeros(NUM_TILE_KINDS, dtype=bool)
 _IS_ORPHAN[_ORPHANS] = True
+_ORPHAN_LIST = _ORPHANS.tolist()
 
 
 def _knitted_arrangements() -> np.ndarray:
@@ -429,6 +432,15 @@ def _allocations(k: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 _ALLOC = [_allocations(k) for k in range(_MAX_BLOCKS + 1)]
+# Per k: the four index columns and the bonus, for the single-hand path.
+_ALLOC_COLS = [
+    (*(np.ascontiguousarray(idx[:, j]) for j in range(4)), bonus.astype(np.int8))
+    for idx, bonus in _ALLOC
+]
+# Bit masks over tile ids (bit t = tile t) for the single-hand special forms.
+_ORPHAN_MASK = sum(1 << int(t) for t in _ORPHANS)
+_KNITTED_MASKS = [sum(1 << int(t) for t in np.flatnonzero(row)) for row in KNITTED_ARRANGEMENTS]
+_HONOR_MASK = sum(1 << t for t in range(27, 34))
 _TABLES: dict[str, np.ndarray] = {}
 
 
@@ -526,7 +538,7 @@ _SHANTEN_DOC = """
 def regular_shanten(counts, n_melds: int = 0) -> int:
     """Shanten toward ``4 - n_melds`` sets and a pair (RULES.md section 2)."""
     arr, n = _single(counts, n_melds, "")
-    return int(_regular_from_rows(_rows(arr[None]), 4 - n)[0])
+    return _regular_single(arr, 4 - n)
 
 
 def seven_pairs_shanten(counts, n_melds: int = 0) -> int:
@@ -558,16 +570,34 @@ def shanten(counts, n_melds: int = 0) -> int:
     Honors and Knitted Tiles and Knitted Straight (the forms allowed with ``n_melds`` melds),
     as PyMahjongGB's ``MahjongShanten``."""
     arr, n = _single(counts, n_melds, "")
-    c = arr[None]
-    best = int(_regular_from_rows(_rows(c), 4 - n)[0])
-    if n == 0 and best > -1:
-        best = min(best, int(_seven_pairs(arr)), int(_thirteen_orphans(arr)))
-        best = min(best, int(_honors_knitted(c)[0]))
-    if n <= 1 and best > -1:
-        got = np.minimum(arr[None, :], KNITTED_ARRANGEMENTS).sum(axis=1)
-        if 9 - int(got.max()) - 1 < best:  # lower bound of the Knitted Straight shanten
-            best = min(best, int(_knitted_straight(c, np.array([n]))[0]))
+    best = _regular_single(arr, 4 - n)
+    if n > 1 or best == -1:
+        return best
+    lst = arr.tolist()
+    present = 0
+    for t, x in enumerate(lst):
+        if x:
+            present |= 1 << t
+    knitted_got = max((present & m).bit_count() for m in _KNITTED_MASKS)
+    if n == 0:
+        pairs = 0
+        for x in lst:
+            pairs += x >> 1
+        orphans = 13 - (present & _ORPHAN_MASK).bit_count()
+        orphans -= any(lst[t] > 1 for t in _ORPHAN_LIST)
+        honors_knitted = 13 - knitted_got - (present & _HONOR_MASK).bit_count()
+        best = min(best, 6 - pairs, orphans, honors_knitted)
+    if 9 - knitted_got - 1 < best:  # lower bound of the Knitted Straight shanten
+        best = min(best, int(_knitted_straight(arr[None], np.array([n]))[0]))
     return best
+
+
+def _regular_single(arr: np.ndarray, k: int) -> int:
+    """Regular shanten of one validated ``(34,) int64`` hand needing ``k`` more sets."""
+    suit, honor = _value_tables()
+    g = np.concatenate((suit[arr[:27].reshape(3, 9) @ _POW5_9].ravel(), honor[arr[27:] @ _POW5_7]))
+    i0, i1, i2, i3, bonus = _ALLOC_COLS[k]
+    return 2 * k - int((g[i0] + g[i1] + g[i2] + g[i3] + bonus).max())
 
 
 for _f in (
