@@ -713,67 +713,66 @@ class MCREngine:
     def _claim_masks(self, g, rob: bool) -> np.ndarray:
         """Fill legal masks / to_act of the answering seats of games ``g`` (CLAIM or ROB).
 
-        Returns ``(n,) bool``: some seat has an option besides Pass."""
+        The three other seats are handled at once as ``3n`` rows. Returns ``(n,) bool``: some
+        seat has an option besides Pass."""
         st = self.state
         n = len(g)
         d = st.played_by[g].astype(np.int64)
         t = st.tile_in_play[g].astype(np.int64)
-        any_opt = np.zeros(n, dtype=bool)
-        nxt = (d + 1) % 4
-        last = st.tiles_left[g, nxt] <= 0  # the discard after the last draw: only Hu
-        for k in (1, 2, 3):
-            s = (d + k) % 4
-            h = st.hand[g, s]  # (n, 34) copy
-            cnt = h[np.arange(n), t]
-            opt = np.zeros((n, NUM_ACTIONS), dtype=bool)
-            # Hu: shape test, then exact scoring for the complete ones
-            h1 = h.copy()
-            h1[np.arange(n), t] += 1
-            comp = self._complete_mask(h1, st.n_melds[g, s])
-            hu_ok = np.zeros(n, dtype=bool)
-            if comp.any():
-                for r in np.nonzero(comp)[0]:
-                    gi, si, ti = int(g[r]), int(s[r]), int(t[r])
-                    res = self._score(gi, si, ti, self_drawn=False, rob=rob, hand14=h1[r])
-                    if res is not None:
-                        hu_ok[r] = True
-                        self._hu[(gi, si)] = (res, ti)
-            opt[:, HU] = hu_ok
-            if not rob:
-                claim_ok = ~last & ~hu_ok
-                opt[:, PENG_OFFSET:GANG_OFFSET][np.arange(n), t] = claim_ok & (cnt >= 2)
-                own_left = st.tiles_left[g, s] > 0
-                opt[:, GANG_OFFSET:ANGANG_OFFSET][np.arange(n), t] = (
-                    claim_ok & (cnt == 3) & own_left
-                )
-                if k == 1:
-                    suited = t < 27
-                    r0 = t % 9
-                    suit = t // 9
-                    base = CHI_OFFSET + 21 * suit
-                    tc = np.clip(t, 0, 33)
+        k = np.repeat(np.arange(1, 4)[None, :], n, axis=0).reshape(-1)  # (3n,) 1,2,3,1,2,3...
+        gg = np.repeat(g, 3)
+        dd = np.repeat(d, 3)
+        tt = np.repeat(t, 3)
+        ss = (dd + k) % 4
+        rr = np.arange(3 * n)
+        h = st.hand[gg, ss]  # (3n, 34) copy
+        cnt = h[rr, tt]
+        nm = st.n_melds[gg, ss]
+        # Hu: cheap necessary test, shape test, then exact scoring of the complete ones
+        h[rr, tt] += 1
+        hu_ok = np.zeros(3 * n, dtype=bool)
+        cand = np.nonzero(maybe_complete(h, nm))[0]
+        if cand.size:
+            comp = cand[self._complete_mask(h[cand], nm[cand])]
+            for r in comp.tolist():
+                gi, si, ti = int(gg[r]), int(ss[r]), int(tt[r])
+                res = self._score(gi, si, ti, self_drawn=False, rob=rob, hand14=h[r])
+                if res is not None:
+                    hu_ok[r] = True
+                    self._hu[(gi, si)] = (res, ti)
+        has_opt = hu_ok.copy()
+        claims = []
+        if not rob:
+            nxt = (dd + 1) % 4
+            claim_ok = (st.tiles_left[gg, nxt] > 0) & ~hu_ok  # last discard: only Hu
+            peng = claim_ok & (cnt >= 2)
+            gang = claim_ok & (cnt == 3) & (st.tiles_left[gg, ss] > 0)
+            claims += [(peng, PENG_OFFSET + tt), (gang, GANG_OFFSET + tt)]
+            chi_ok = claim_ok & (k == 1) & (tt < 27)
+            if chi_ok.any():
+                r0 = tt % 9
+                base = CHI_OFFSET + 21 * (tt // 9)
 
-                    def has(off, tc=tc, h=h):
-                        idx = np.clip(tc + off, 0, 33)
-                        return h[np.arange(n), idx] > 0
+                def has(off):
+                    return h[rr, np.clip(tt + off, 0, 33)] > 0
 
-                    ok0 = suited & (r0 <= 6) & has(1) & has(2)
-                    ok1 = suited & (r0 >= 1) & (r0 <= 7) & has(-1) & has(1)
-                    ok2 = suited & (r0 >= 2) & has(-2) & has(-1)
-                    rr = np.arange(n)
-                    for okp, aid in (
-                        (ok0, base + 3 * r0),
-                        (ok1, base + 3 * (r0 - 1) + 1),
-                        (ok2, base + 3 * (r0 - 2) + 2),
-                    ):
-                        sel = okp & claim_ok
-                        opt[rr[sel], aid[sel]] = True
-            has_opt = opt.any(axis=1)
-            opt[:, PASS] = has_opt
-            self.legal_mask[g, s] = opt
-            self.to_act[g, s] = has_opt
-            any_opt |= has_opt
-        return any_opt
+                claims += [
+                    (chi_ok & (r0 <= 6) & has(1) & has(2), base + 3 * r0),
+                    (chi_ok & (r0 >= 1) & (r0 <= 7) & has(-1) & has(1), base + 3 * r0 - 2),
+                    (chi_ok & (r0 >= 2) & has(-2) & has(-1), base + 3 * r0 - 4),
+                ]
+            for ok, _ in claims:
+                has_opt |= ok
+        sel = np.nonzero(has_opt)[0]
+        if sel.size:
+            gs, sss = gg[sel], ss[sel]
+            self.to_act[gs, sss] = True
+            self.legal_mask[gs, sss, PASS] = True
+            self.legal_mask[gs, sss, HU] = hu_ok[sel]
+            for ok, aid in claims:
+                o = sel[ok[sel]]
+                self.legal_mask[gg[o], ss[o], aid[o]] = True
+        return has_opt.reshape(n, 3).any(axis=1)
 
     def _rebuild_masks(self, g: np.ndarray) -> None:
         """Masks and to_act of games ``g`` from scratch (after a reset)."""
@@ -802,9 +801,10 @@ class MCREngine:
         kong_ok = act & (st.tiles_left[ga, c] > 0)
         opt[:, ANGANG_OFFSET : ANGANG_OFFSET + 34] = (h == 4) & kong_ok[:, None]
         opt[:, BUGANG_OFFSET : BUGANG_OFFSET + 34] = (h > 0) & self._pung[ga, c] & kong_ok[:, None]
-        r = np.nonzero(act)[0]
+        nm = st.n_melds[ga, c]
+        r = np.nonzero(act & maybe_complete(h, nm))[0]
         if r.size:
-            comp = self._complete_mask(h[r], st.n_melds[ga[r], c[r]])
+            comp = self._complete_mask(h[r], nm[r])
             for i in r[comp]:
                 gi, si = int(ga[i]), int(c[i])
                 ti = int(st.drawn_tile[gi, si])
@@ -982,6 +982,77 @@ def table_points(scores: np.ndarray) -> np.ndarray:
         equal = (scores == scores[:, p : p + 1]).sum(axis=1)
         for i in range(scores.shape[0]):
             out[i, p] = pts[higher[i] : higher[i] + equal[i]].mean()
+    return out
+
+
+def _bitmask(tiles) -> np.uint64:
+    out = 0
+    for t in tiles:
+        out |= 1 << int(t)
+    return np.uint64(out)
+
+
+_RANK = np.arange(34) % 9
+_SUITED = np.arange(34) < 27
+_HAS_M1 = _bitmask(np.nonzero(_SUITED & (_RANK >= 1))[0])  # tile t-1 is in t's suit
+_HAS_M2 = _bitmask(np.nonzero(_SUITED & (_RANK >= 2))[0])
+_HAS_P1 = _bitmask(np.nonzero(_SUITED & (_RANK <= 7))[0])
+_HAS_P2 = _bitmask(np.nonzero(_SUITED & (_RANK <= 6))[0])
+_NON_ORPHAN = _bitmask([t for t in range(27) if t % 9 not in (0, 8)])
+_KNITTED = [
+    _bitmask([9 * suit + start + 3 * j for suit, start in enumerate(perm) for j in range(3)])
+    for perm in __import__("itertools").permutations(range(3))
+]  # the six knitted arrangements (147/258/369 over the three suits)
+_U1, _U2, _ZERO = np.uint64(1), np.uint64(2), np.uint64(0)
+
+
+def _bits(b: np.ndarray) -> np.ndarray:
+    """``(N, 34) bool`` -> ``(N,) uint64`` with bit t set where ``b[:, t]``."""
+    n = b.shape[0]
+    out = np.zeros((n, 8), dtype=np.uint8)
+    out[:, :5] = np.packbits(b, axis=1, bitorder="little")
+    return out.view("<u8").reshape(n)
+
+
+def maybe_complete(counts: np.ndarray, n_melds: np.ndarray) -> np.ndarray:
+    """Cheap necessary condition for ``complete_mask`` (a vectorized pre-filter on bitboards).
+
+    False only where the hand is certainly not complete in any form (RULES.md section 2):
+    regular form -- a tile held once or four times must share a chow with held neighbours
+    (honors never can); Seven Pairs -- all counts even; Thirteen Orphans -- only terminals and
+    honors; Honors and Knitted Tiles -- no count above 1; Knitted Straight -- the nine tiles of a
+    knitted arrangement held.
+
+    Args:
+        counts: ``(N, 34)`` int concealed counts (``14 - 3 * n_melds`` tiles each).
+        n_melds: ``(N,)`` int.
+
+    Returns:
+        ``(N,) bool``.
+    """
+    c = np.asarray(counts)
+    p = _bits(c > 0)
+    g2 = _bits(c > 1)
+    g3 = _bits(c > 2)
+    g4 = _bits(c > 3)
+    odd = (p & ~g2) | g4
+    a1 = (p << _U1) & _HAS_M1
+    a2 = (p << _U2) & _HAS_M2
+    b1 = (p >> _U1) & _HAS_P1
+    b2 = (p >> _U2) & _HAS_P2
+    partner = (a2 & a1) | (a1 & b1) | (b1 & b2)
+    out = (odd & ~partner) == _ZERO
+    nm = np.asarray(n_melds)
+    parity = (p & ~g2) | (g3 & ~g4)
+    special = (parity == _ZERO) | ((p & _NON_ORPHAN) == _ZERO) | (g2 == _ZERO)
+    out |= (nm == 0) & special
+    ks = ~out & (nm <= 1)
+    if ks.any():
+        pk = p[ks]
+        hit = np.zeros(pk.shape[0], dtype=bool)
+        for m in _KNITTED:
+            hit |= (pk & m) == m
+        out[ks] = hit
     return out
 
 
