@@ -562,7 +562,7 @@ def honors_knitted_shanten(counts, n_melds: int = 0) -> int:
 def knitted_straight_shanten(counts, n_melds: int = 0) -> int:
     """Shanten toward Knitted Straight (the 9 knitted tiles, a set and a pair); n_melds <= 1."""
     arr, n = _single(counts, n_melds, "Knitted Straight")
-    return int(_knitted_straight(arr[None], np.array([n]))[0])
+    return _knitted_straight_single(arr, n)
 
 
 def shanten(counts, n_melds: int = 0) -> int:
@@ -578,7 +578,8 @@ def shanten(counts, n_melds: int = 0) -> int:
     for t, x in enumerate(lst):
         if x:
             present |= 1 << t
-    knitted_got = max((present & m).bit_count() for m in _KNITTED_MASKS)
+    knitted_counts = [(present & m).bit_count() for m in _KNITTED_MASKS]
+    knitted_got = max(knitted_counts)
     if n == 0:
         pairs = 0
         for x in lst:
@@ -587,9 +588,27 @@ def shanten(counts, n_melds: int = 0) -> int:
         orphans -= any(lst[t] > 1 for t in _ORPHAN_LIST)
         honors_knitted = 13 - knitted_got - (present & _HONOR_MASK).bit_count()
         best = min(best, 6 - pairs, orphans, honors_knitted)
-    if 9 - knitted_got - 1 < best:  # lower bound of the Knitted Straight shanten
-        best = min(best, int(_knitted_straight(arr[None], np.array([n]))[0]))
+    # Knitted Straight: each arrangement's value is at least (missing tiles - 1).
+    for i, got in enumerate(knitted_counts):
+        if 9 - got - 1 < best:
+            rem = arr - np.minimum(arr, KNITTED_ARRANGEMENTS[i])
+            best = min(best, 9 - got + _regular_single(rem, 1 - n))
     return best
+
+
+def _knitted_straight_single(arr: np.ndarray, n: int) -> int:
+    """Knitted Straight shanten of one validated ``(34,) int64`` hand with ``n <= 1`` melds."""
+    suit, honor = _value_tables()
+    got = np.minimum(arr, KNITTED_ARRANGEMENTS)  # (6, 34)
+    rem = arr - got
+    g = np.concatenate(
+        (suit[rem[:, :27].reshape(6, 3, 9) @ _POW5_9].reshape(6, 30), honor[rem[:, 27:] @ _POW5_7]),
+        axis=1,
+    )
+    k = 1 - n
+    i0, i1, i2, i3, bonus = _ALLOC_COLS[k]
+    best = (g[:, i0] + g[:, i1] + g[:, i2] + g[:, i3] + bonus).max(axis=1)
+    return int((9 + 2 * k - got.sum(axis=1) - best).min())
 
 
 def _regular_single(arr: np.ndarray, k: int) -> int:
