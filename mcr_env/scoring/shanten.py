@@ -338,7 +338,40 @@ def is_complete(counts, n_melds: int = 0) -> bool:
     arr = _as_counts(counts)
     n = _as_n_melds(n_melds)
     _check_total(arr, n, (14,))
-    return bool(_complete_rows(arr[None, :], np.array([n]))[0])
+    if _regular_complete_single(arr):
+        return True
+    if n > 1:
+        return False
+    lst = arr.tolist()
+    present = 0
+    for t, x in enumerate(lst):
+        if x:
+            present |= 1 << t
+    if n == 0:
+        if all(x % 2 == 0 for x in lst):  # Seven Pairs
+            return True
+        if present == _ORPHAN_MASK:  # Thirteen Orphans (14 tiles on the 13 kinds)
+            return True
+        if max(lst) == 1 and any(present & ~(m | _HONOR_MASK) == 0 for m in _KNITTED_MASKS):
+            return True
+    for i, m in enumerate(_KNITTED_MASKS):  # Knitted Straight
+        if present & m == m and _regular_complete_single(arr - KNITTED_ARRANGEMENTS[i]):
+            return True
+    return False
+
+
+def _regular_complete_single(arr: np.ndarray) -> bool:
+    """Whether one ``(34,)`` hand (counts 0..4, 3k + 2 tiles) is k sets and a pair."""
+    codes = _SUIT_COMPLETE[arr[:27].reshape(3, 9) @ _POW5_9].tolist()
+    if 0 in codes:
+        return False
+    pairs = codes.count(2)
+    for h in arr[27:].tolist():
+        r = h % 3
+        if r == 1:
+            return False
+        pairs += r == 2
+    return pairs == 1
 
 
 def winning_tiles(counts, n_melds: int = 0) -> list[int]:
@@ -362,6 +395,8 @@ def winning_tiles(counts, n_melds: int = 0) -> list[int]:
     arr = _as_counts(counts)
     n = _as_n_melds(n_melds)
     _check_total(arr, n, (13,))
+    if shanten(arr, n) > 0:
+        return []
     cand = arr[None, :] + np.eye(NUM_TILE_KINDS, dtype=np.int64)
     mask = _complete_rows(cand, np.full(NUM_TILE_KINDS, n, dtype=np.int64))
     return np.flatnonzero(mask).tolist()
