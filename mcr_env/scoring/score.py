@@ -1024,7 +1024,8 @@ def _score_core(
         if best is not None:
             best_total = _table_total(best, _POINTS_BZ)
 
-    if best is None or best[SEVEN_PAIRS] == 1:
+    seven_pairs_special = best is not None and best[SEVEN_PAIRS] == 1
+    if best is None or seven_pairs_special:
         divisions = regular_divisions(counts14)
         if divisions:
             # division-independent part of the table
@@ -1057,6 +1058,12 @@ def _score_core(
                 total = _table_total(t, _POINTS_BZ)
                 if total > best_total:
                     best, best_total = t, total
+                elif total == best_total and (
+                    t[PURE_TRIPLE_CHOW] == 1 or t[TRIPLE_PUNG] or seven_pairs_special
+                ):
+                    # PyMahjongGB's tie-break: prefer Pure Triple Chow / Triple Pung readings,
+                    # and a regular reading over Seven Pairs
+                    best = t
     if best is None:
         return None
     return tuple(best)
