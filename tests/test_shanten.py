@@ -335,3 +335,37 @@ def test_winning_tiles_match_is_complete_and_pymahjonggb():
         else:
             assert waits == []
     assert ready > 200
+
+
+def test_shanten_bad_input():
+    c = counts("123m456m789m1s222z")
+    with pytest.raises(ValueError, match="13 or 14 concealed tiles"):
+        shanten(counts("123m456m789m222z"))
+    with pytest.raises(ValueError, match="10 or 11 concealed tiles"):
+        shanten(c, 1)
+    with pytest.raises(ValueError, match="Seven Pairs needs n_melds <= 0"):
+        seven_pairs_shanten(counts("123m456m78s9s"), 1)
+    with pytest.raises(ValueError, match="Knitted Straight needs n_melds <= 1"):
+        knitted_straight_shanten(counts("123m4m"), 3)
+    with pytest.raises(TypeError, match="n_melds"):
+        regular_shanten(c, 0.0)
+    with pytest.raises(ValueError, match="shape"):
+        shanten_batch(c, np.zeros(1, dtype=np.int64))
+    rows = np.stack([c, c])
+    with pytest.raises(ValueError, match="row 1"):
+        shanten_batch(rows, np.array([0, 2]))
+    assert shanten_batch(rows, np.array([0, 0])).tolist() == [0, 0]
+
+
+def test_shanten_examples():
+    # PyMahjongGB values, checked by hand: ready, one and two away, complete.
+    assert shanten(counts("1112345678999m")) == 0
+    assert regular_shanten(counts("19m19s19p1234567z")) == 8
+    assert thirteen_orphans_shanten(counts("19m19s19p1234567z")) == 0
+    assert seven_pairs_shanten(counts("1133557799m1122z")) == -1
+    assert seven_pairs_shanten(counts("1111m2233p445566s")) == -1  # four identical = 2 pairs
+    assert honors_knitted_shanten(counts("147m258s369p1234z")) == 0
+    assert knitted_straight_shanten(counts("147m258s369p1234z")) == 2
+    assert knitted_straight_shanten(counts("147m258s369p11z"), 1) == -1
+    assert shanten(counts("11z"), 4) == -1
+    assert shanten(counts("1z"), 4) == 0
