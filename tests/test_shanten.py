@@ -344,7 +344,7 @@ def test_shanten_bad_input():
     with pytest.raises(ValueError, match="10 or 11 concealed tiles"):
         shanten(c, 1)
     with pytest.raises(ValueError, match="Seven Pairs needs n_melds <= 0"):
-        seven_pairs_shanten(counts("123m456m78s9s"), 1)
+        seven_pairs_shanten(counts("123m456m789s1z"), 1)
     with pytest.raises(ValueError, match="Knitted Straight needs n_melds <= 1"):
         knitted_straight_shanten(counts("123m4m"), 3)
     with pytest.raises(TypeError, match="n_melds"):
