@@ -1,0 +1,114 @@
+"""Engine throughput with uniformly random legal actions (DESIGN.md "Performance").
+
+Prints one JSON line per batch size with ``batch``, ``hands_per_s`` (complete hands per second),
+``decisions_per_s`` (acting (game, seat) pairs answered per second), ``peak_rss_mb`` and the
+machine, versions and git commit. Random actions are drawn batched from the legal masks (only
+for the acting rows). Run on one core, e.g.::
+
+    taskset -c 0 .venv/bin/python scripts/bench_engine.py --batch 1 64 1024 --seconds 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from mcr_env.engine import MCREngine, RulesConfig
+
+
+def _meta() -> dict:
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+        ).stdout.strip()
+    except OSError:
+        commit = ""
+    return {
+        "machine": platform.machine(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "affinity": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "commit": commit,
+    }
+
+
+def random_legal_actions(legal: np.ndarray, to_act: np.ndarray, rng) -> np.ndarray:
+    """``(B, 4) int64``: a uniformly random legal action for each acting seat (0 elsewhere).
+
+    Draws random keys only for the acting rows (argmax of uniform keys over the legal ids).
+    """
+    acts = np.zeros(to_act.shape, dtype=np.int64)
+    g, s = np.nonzero(to_act)
+    if g.size:
+        keys = rng.random((g.size, legal.shape[2]), dtype=np.float32) + 1.0
+        keys *= legal[g, s]
+        acts[g, s] = keys.argmax(axis=1)
+    return acts
+
+
+def bench_engine(batch: int, seconds: float, layout: str = "official", seed: int = 0) -> dict:
+    """Run random legal play on ``batch`` games for about ``seconds``; autoreset finished games.
+
+    Returns:
+        dict with ``batch``, ``layout``, ``hands``, ``decisions``, ``steps``, ``seconds``,
+        ``hands_per_s``, ``decisions_per_s``.
+    """
+    eng = MCREngine(batch, RulesConfig(wall_layout=layout))
+    eng.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    # warm-up (table builds, first allocations)
+    for _ in range(20):
+        eng.step(random_legal_actions(eng.legal_mask, eng.to_act, rng))
+        if eng.terminated.any():
+            eng.reset(games=eng.terminated.copy())
+    hands = decisions = steps = 0
+    t0 = time.perf_counter()
+    while True:
+        decisions += int(eng.to_act.sum())
+        eng.step(random_legal_actions(eng.legal_mask, eng.to_act, rng))
+        steps += 1
+        hands += int(eng.hand_over.sum())
+        if eng.terminated.any():
+            eng.reset(games=eng.terminated.copy())
+        if steps % 16 == 0 and time.perf_counter() - t0 >= seconds:
+            break
+    dt = time.perf_counter() - t0
+    return {
+        "batch": batch,
+        "layout": layout,
+        "hands": hands,
+        "decisions": decisions,
+        "steps": steps,
+        "seconds": round(dt, 3),
+        "hands_per_s": round(hands / dt, 1),
+        "decisions_per_s": round(decisions / dt, 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024])
+    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--layout", default="official", choices=["official", "botzone"])
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    meta = _meta()
+    for b in args.batch:
+        row = {"bench": "engine", **bench_engine(b, args.seconds, args.layout, args.seed)}
+        row["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+        row.update(meta)
+        print(json.dumps(row), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
