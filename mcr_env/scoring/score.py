@@ -151,7 +151,7 @@ class ScoreResult:
     """Result of :func:`score_win`.
 
     Attributes:
-        fans: the scored fans in :class:`Fan` order, Flower Tiles last when flowers > 0.
+        fans: the scored fans in :class:`Fan` order (Flower Tiles included when flowers > 0).
         total: points including flowers (what settlement uses, RULES.md section 3).
         total_without_flowers: points excluding flowers (the 8-point minimum applies to this).
         is_legal_win: ``total_without_flowers >= 8`` (RULES.md section 2).
@@ -1273,13 +1273,14 @@ def _make_result(table: tuple[int, ...], n_flowers: int, profile: str) -> ScoreR
     points = POINTS_ARRAY[profile]
     fans = []
     total = 0
+    t[FLOWER_TILES] = 0
     for v in range(1, _N_TABLE):
         c = t[v]
-        if c and v != FLOWER_TILES:
+        if c:
             fans.append(_fan_result(v, points[v], c))
             total += points[v] * c
-    if n_flowers:
-        fans.append(_fan_result(FLOWER_TILES, 1, n_flowers))
+        elif v == FLOWER_TILES and n_flowers:
+            fans.append(_fan_result(FLOWER_TILES, 1, n_flowers))
     return ScoreResult(tuple(fans), total + n_flowers, total, total >= 8)
 
 
