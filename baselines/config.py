@@ -119,8 +119,6 @@ class PPOConfig:
     """gradient norm clipping."""
     norm_adv: bool = True
     """normalise advantages per minibatch."""
-    bc_coef: float = 0.0
-    """weight of a cross-entropy term toward the greedy RuleBasedAgent action (0 = off)."""
     checkpoint_every: int = 10
     """save a checkpoint every this many iterations (and always at the end)."""
 
@@ -185,6 +183,11 @@ def _coerce(value: Any, tp: Any, where: str) -> Any:
             raise TypeError(f"{where}: expected an int, got {value!r}")
         return value
     if tp is float:
+        if isinstance(value, str):  # YAML 1.1 reads 1e-4 (no dot) as a string
+            try:
+                return float(value)
+            except ValueError:
+                raise TypeError(f"{where}: expected a number, got {value!r}") from None
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise TypeError(f"{where}: expected a number, got {value!r}")
         return float(value)
@@ -249,6 +252,17 @@ def to_dict(cfg: Any) -> dict:
     return out
 
 
+def _parse_value(raw: str) -> Any:
+    """YAML-parse an override value; ``1e-4`` (a string in YAML 1.1) becomes a float."""
+    value = yaml.safe_load(raw)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
+
+
 def apply_overrides(data: dict, overrides: list[str] | tuple[str, ...]) -> dict:
     """Apply ``key.sub=value`` overrides (values parsed as YAML) to a nested mapping.
 
@@ -267,7 +281,7 @@ def apply_overrides(data: dict, overrides: list[str] | tuple[str, ...]) -> dict:
             child = dict(child) if isinstance(child, dict) else {}
             node[k] = child
             node = child
-        node[keys[-1]] = yaml.safe_load(raw)
+        node[keys[-1]] = _parse_value(raw)
     return data
 
 

@@ -1,0 +1,28 @@
+"""Evaluation of agents: the shared play loop and duplicate evaluation (same walls, every seat).
+
+See :mod:`mcr_env.eval.duplicate` for the metrics and :mod:`mcr_env.eval.play` for the loop.
+"""
+
+from mcr_env.eval.duplicate import (
+    AgentStats,
+    DuplicateResult,
+    duplicate_evaluate,
+    make_walls,
+    results_table,
+    seat_permutations,
+    write_results,
+)
+from mcr_env.eval.play import play_games
+from mcr_env.eval.seat_view import SeatView
+
+__all__ = [
+    "AgentStats",
+    "DuplicateResult",
+    "SeatView",
+    "duplicate_evaluate",
+    "make_walls",
+    "play_games",
+    "results_table",
+    "seat_permutations",
+    "write_results",
+]
