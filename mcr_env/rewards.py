@@ -201,15 +201,18 @@ class WinLossReward(RewardFunction):
 
 
 class TablePointsReward(RewardFunction):
-    """Match table points (RULES.md §4), paid at the end of every ``hands_per_match``-th hand.
+    """Match table points (RULES.md §4).
 
-    State: per table, the settlement sum of each seat and the number of hands finished in the
-    current match. ``reset`` (called by the env's own ``reset``) starts a new match in the given
-    rows. The seat index is the player: environments that rotate players between seats must
-    map the reward back to players themselves.
+    With an engine in match mode (``RulesConfig(match="match")``) the engine's own
+    ``table_points`` (per player) are paid to the seats of those players when a match
+    terminates. Otherwise (single-hand engine, hands auto-reset by the environment) settlements
+    are summed per seat over ``hands_per_match`` consecutive hands of a table and the table
+    points are paid at the end of the last one; the seat index is then the player. Only a full
+    ``reset`` (``rows=None``, the environment's own ``reset``) starts a new match; the
+    per-hand automatic resets do not.
 
     Args:
-        hands_per_match: hands in a match (default 16).
+        hands_per_match: hands in a match (default 16; single-hand engines only).
         centered: subtract the mean 1.75 so that the rewards of a match sum to 0.
     """
 
@@ -226,29 +229,30 @@ class TablePointsReward(RewardFunction):
         self._hands: np.ndarray | None = None  # (B,) int64 hands finished in the match
 
     def reset(self, engine=None, rows=None):
-        if rows is None or self._totals is None:
-            b = None if engine is None else int(engine.batch_size)
-            if b is None:
-                self._totals = self._hands = None
-                return
-            self._totals = np.zeros((b, 4), dtype=np.int64)
-            self._hands = np.zeros(b, dtype=np.int64)
-            return
-        self._totals[rows] = 0
-        self._hands[rows] = 0
+        if rows is None:
+            self._totals = self._hands = None
 
     def __call__(self, settlement, terminated, engine=None, emit=None):
         s = _check_settlement(settlement)
         t = _check_terminated(terminated, s.shape[0])
+        out = np.zeros(s.shape, dtype=np.float32)
+        shift = 1.75 if self.centered else 0.0
+        config = getattr(engine, "config", None)
+        if getattr(config, "match", "hand") == "match":
+            done = np.nonzero(engine.terminated)[0]
+            if done.size:
+                players = engine.state.player_at_seat[done].astype(np.intp)  # (k, 4)
+                pts = np.take_along_axis(engine.table_points[done], players, axis=1)
+                out[done] = pts - shift
+            return out
         if self._totals is None or self._totals.shape[0] != s.shape[0]:
             self._totals = np.zeros((s.shape[0], 4), dtype=np.int64)
             self._hands = np.zeros(s.shape[0], dtype=np.int64)
         self._totals += s
         self._hands += t
         done = t & (self._hands >= self.hands_per_match)
-        out = np.zeros(s.shape, dtype=np.float32)
         if done.any():
-            out[done] = table_points(self._totals[done]) - (1.75 if self.centered else 0.0)
+            out[done] = table_points(self._totals[done]) - shift
             self._totals[done] = 0
             self._hands[done] = 0
         return out

@@ -1,0 +1,176 @@
+"""Native multi-agent batch environment: B tables, all four seats are agents.
+
+:class:`MCRBatchEnv` is the thin RL layer over :class:`mcr_env.engine.core.MCREngine`: it adds
+observations (an encoder), rewards (a :mod:`mcr_env.rewards` function) and automatic resets.
+It contains no rules.
+
+Step semantics: one ``step`` = one engine step = one decision per acting seat in every live
+table (after a discard the answering seats act together). Arrays are indexed by absolute seat.
+
+Autoreset (declared in ``autoreset_mode``):
+
+* ``"same_step"`` (default): when a hand ends at step t, step t returns its rewards and
+  ``terminated[b] = True`` and *already* the first observation of the next hand of table b
+  (``engine.reset(games=...)``); the last observation of the finished hand is in
+  ``info["final_obs"]`` (``(k, 4, C, 34)``, rows ``info["final_rows"]``).
+* ``"next_step"``: step t returns the final observation; the next ``step`` ignores the actions
+  of that table, resets it and returns its first observation with reward 0 and
+  ``terminated = False``.
+* ``"disabled"``: finished tables stay finished (``to_act`` all False) until :meth:`reset`.
+
+In match mode (``RulesConfig(match="match")``) a table terminates after its 16th hand; the
+per-hand settlement still arrives in ``info["settlement"]`` at every hand end, and
+``info["player_at_seat"]`` maps seats to players.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mcr_env.encoding import get_encoder
+from mcr_env.engine.config import RulesConfig
+from mcr_env.engine.core import MCREngine
+from mcr_env.rewards import RewardFunction, make_reward
+
+AUTORESET_MODES = ("same_step", "next_step", "disabled")
+OBSERVE_MODES = ("all", "acting", "none")
+
+
+class MCRBatchEnv:
+    """B MCR tables in lockstep, four agents (seats) each.
+
+    Args:
+        num_tables: B >= 1.
+        config: engine :class:`RulesConfig` (default: official wall, single hands).
+        encoder: encoder id (default ``"planes-v0"``) or an ``Encoder``.
+        reward: reward name (:data:`mcr_env.rewards.REWARD_NAMES`) or a ``RewardFunction``.
+        reward_kwargs: keyword arguments of a named reward.
+        autoreset_mode: ``"same_step"``, ``"next_step"`` or ``"disabled"`` (module docstring).
+        observe: ``"all"`` (every seat, ``(B, 4, C, 34)``), ``"acting"`` (same shape, only
+            rows of acting seats filled, others zero: cheaper) or ``"none"`` (no observation;
+            call :meth:`observe`).
+
+    Observation dict returned by ``reset``/``step``:
+        ``observation`` ``(B, 4, C, 34) float32`` (absent with ``observe="none"``),
+        ``action_mask`` ``(B, 4, 235) bool``, ``to_act`` ``(B, 4) bool``.
+
+    ``step`` returns ``(obs, rewards (B, 4) float32, terminated (B,) bool, truncated (B,) bool
+    (always False: hands always end), info)``; ``info["settlement"]`` is the raw settlement
+    ``(B, 4) int32`` (points, RULES.md §3) of the hands that ended at this step.
+
+    Raises:
+        ValueError / TypeError: bad arguments (the message names them).
+    """
+
+    def __init__(
+        self,
+        num_tables: int,
+        config: RulesConfig | None = None,
+        encoder: Any = "planes-v0",
+        reward: str | RewardFunction = "settlement",
+        reward_kwargs: dict | None = None,
+        autoreset_mode: str = "same_step",
+        observe: str = "all",
+    ):
+        if autoreset_mode not in AUTORESET_MODES:
+            raise ValueError(
+                f"autoreset_mode {autoreset_mode!r} not valid; valid: {', '.join(AUTORESET_MODES)}"
+            )
+        if observe not in OBSERVE_MODES:
+            raise ValueError(f"observe {observe!r} not valid; valid: {', '.join(OBSERVE_MODES)}")
+        self.engine = MCREngine(num_tables, config)
+        self.num_tables = self.engine.batch_size
+        self.config = self.engine.config
+        self.encoder = get_encoder(encoder) if isinstance(encoder, str) else encoder
+        self.reward_fn = make_reward(reward, **(reward_kwargs or {}))
+        self.autoreset_mode = autoreset_mode
+        self.observe_mode = observe
+        self._pending = np.zeros(self.num_tables, dtype=bool)  # next_step: reset at next step
+        self._started = False
+
+    # ------------------------------------------------------------------ observations
+    def observe(self, games: Any = None, seats: Any = None) -> np.ndarray:
+        """Observations of (game, seat) pairs now: ``(N, C, 34) float32`` (all pairs:
+        ``(B * 4, C, 34)``, game-major)."""
+        return self.encoder.encode(self.engine.state, games, seats)
+
+    def _obs(self) -> dict[str, np.ndarray]:
+        eng = self.engine
+        out = {"action_mask": eng.legal_mask.copy(), "to_act": eng.to_act.copy()}
+        b, c = self.num_tables, self.encoder.num_channels
+        if self.observe_mode == "all":
+            out["observation"] = self.observe().reshape(b, 4, c, 34)
+        elif self.observe_mode == "acting":
+            obs = np.zeros((b, 4, c, 34), dtype=np.float32)
+            g, s = np.nonzero(eng.to_act)
+            if g.size:
+                obs[g, s] = self.observe(g, s)
+            out["observation"] = obs
+        return out
+
+    # ------------------------------------------------------------------ reset / step
+    def reset(self, seed: int | None = None, walls: Any = None) -> tuple[dict, dict]:
+        """Deal new hands at every table.
+
+        Args:
+            seed: root seed (table b's walls derive from (seed, b, episode), independent of B).
+            walls: optional explicit walls ``(B, 144)`` / ``(B, 136)`` (engine layout).
+
+        Returns:
+            ``(obs, info)``; ``info["player_at_seat"]`` ``(B, 4) int8``.
+        """
+        self.engine.reset(seed=seed, walls=walls)
+        self._pending[:] = False
+        self.reward_fn.reset(self.engine, None)
+        self._started = True
+        return self._obs(), {"player_at_seat": self.engine.state.player_at_seat.copy()}
+
+    def step(self, actions: Any) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """Apply ``actions (B, 4)`` (entries of non-acting seats ignored).
+
+        Raises:
+            RuntimeError: before ``reset``.
+            ValueError / TypeError: shape or dtype of ``actions``; an illegal action for an
+                acting seat (with the engine's default ``illegal_action="raise"``).
+        """
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        eng = self.engine
+        pending = self._pending.copy()
+        eng.step(actions)
+        settlement = eng.rewards.copy()
+        hand_over = eng.hand_over.copy()
+        terminated = eng.terminated.copy()
+        emit = np.broadcast_to(~pending[:, None], (self.num_tables, 4))
+        rewards = self.reward_fn(settlement, hand_over, eng, emit)
+        rewards = np.where(pending[:, None], np.float32(0.0), rewards).astype(np.float32)
+        info: dict[str, Any] = {"settlement": settlement, "hand_over": hand_over}
+        if self.config.match == "match":
+            info["player_at_seat"] = eng.state.player_at_seat.copy()
+        if self.autoreset_mode == "same_step" and terminated.any():
+            rows = np.nonzero(terminated)[0]
+            if self.observe_mode != "none":
+                g = np.repeat(rows, 4)
+                s = np.tile(np.arange(4), len(rows))
+                info["final_obs"] = self.observe(g, s).reshape(len(rows), 4, *self.encoder.shape)
+            info["final_rows"] = rows
+            self._reset_rows(terminated)
+        elif self.autoreset_mode == "next_step":
+            if pending.any():
+                self._reset_rows(pending)
+                terminated[pending] = False
+            self._pending = terminated.copy()
+        return self._obs(), rewards, terminated, np.zeros_like(terminated), info
+
+    def _reset_rows(self, rows: np.ndarray) -> None:
+        self.engine.reset(games=rows)
+        self.reward_fn.reset(self.engine, rows)
+
+    # ------------------------------------------------------------------ misc
+    def render(self, game: int = 0, seat: int | None = None) -> str:
+        """Text of table ``game`` (seen from ``seat``, or everything if None)."""
+        from mcr_env.envs.render import render_table
+
+        return render_table(self.engine.state, game, seat)

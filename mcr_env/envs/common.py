@@ -1,0 +1,119 @@
+"""Helpers shared by the environments: batched random legal actions, opponent policies,
+observation spaces, and stepping a subset of the engine's games."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mcr_env.engine.actions import NUM_ACTIONS
+
+
+def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per row, drawn batched (no Python loop over rows).
+
+    Args:
+        mask: ``(..., 235) bool`` legal actions.
+        rng: numpy Generator (advanced by one ``random`` call of shape ``mask.shape[:-1]``).
+
+    Returns:
+        ``(...) int64`` action ids; rows without any legal action get 0 (Pass).
+    """
+    mask = np.asarray(mask, dtype=bool)
+    cnt = mask.sum(axis=-1)
+    k = np.floor(rng.random(mask.shape[:-1]) * cnt).astype(np.int64)
+    cs = np.cumsum(mask, axis=-1, dtype=np.int16)
+    a = np.argmax(cs > k[..., None], axis=-1)
+    return np.where(cnt > 0, a, 0).astype(np.int64)
+
+
+class RandomPolicy:
+    """Uniformly random legal action; batched ``.act(obs, mask, view=None) -> (N,)``.
+
+    Args:
+        rng: a numpy Generator or a seed; the environment reseeds it through :meth:`seed`.
+    """
+
+    needs_obs = False
+    needs_view = False
+
+    def __init__(self, rng: np.random.Generator | int | None = None):
+        self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+
+    def seed(self, rng: np.random.Generator) -> None:
+        """Use ``rng`` from now on (the environment passes its own seeded generator)."""
+        self.rng = rng
+
+    def act(self, obs: Any, mask: np.ndarray, view: Any = None) -> np.ndarray:
+        return random_legal_actions(mask, self.rng)
+
+
+def call_policy(policy: Any, obs: np.ndarray | None, mask: np.ndarray, state, games, seats):
+    """Actions of ``policy`` for N decisions.
+
+    ``policy`` is an agent object with a batched ``act(obs (N, C, 34), mask (N, 235) bool,
+    view) -> (N,)`` (the :mod:`baselines.agents` interface; ``needs_obs`` / ``needs_view``
+    attributes honoured), or a callable ``policy({"observation": (C, 34), "action_mask":
+    (235,) int8}) -> int`` called once per decision.
+
+    Raises:
+        TypeError: ``policy`` is neither.
+        ValueError: an action is outside 0..234 (legality is checked by the engine).
+    """
+    n = mask.shape[0]
+    if hasattr(policy, "act"):
+        view = None
+        if getattr(policy, "needs_view", False):
+            from mcr_env.eval.seat_view import SeatView
+
+            view = SeatView.from_state(state, games, seats)
+        o = obs if getattr(policy, "needs_obs", True) else None
+        acts = np.asarray(policy.act(o, mask, view)).reshape(n)
+    elif callable(policy):
+        if obs is None:
+            raise ValueError("a callable policy needs observations")
+        m8 = mask.astype(np.int8)
+        acts = np.array(
+            [int(policy({"observation": obs[i], "action_mask": m8[i]})) for i in range(n)],
+            dtype=np.int64,
+        )
+    else:
+        raise TypeError(
+            f"policy must have .act(obs, mask, view) or be callable, got {type(policy).__name__}"
+        )
+    acts = acts.astype(np.int64)
+    if n and (acts.min() < 0 or acts.max() >= NUM_ACTIONS):
+        raise ValueError(f"policy returned an action outside 0..{NUM_ACTIONS - 1}: {acts}")
+    return acts
+
+
+def policy_needs_obs(policy: Any) -> bool:
+    """Whether ``policy`` reads observations (callables always do)."""
+    return getattr(policy, "needs_obs", True) if hasattr(policy, "act") else True
+
+
+def step_subset(engine, actions: np.ndarray, active: np.ndarray) -> None:
+    """``engine.step(actions)`` advancing only the games in ``active (B,) bool``.
+
+    The engine steps every live game; the others are paused here by marking them terminated for
+    the duration of the step and restoring their masks, acting seats and cached Hu scorings
+    afterwards (``MCREngine._hu``, a private field: requested upstream as a native
+    ``step(actions, games=...)``). Rewards / ``hand_over`` of paused games stay zero.
+    """
+    paused = ~active & ~engine.terminated
+    if not paused.any():
+        engine.step(actions)
+        return
+    pi = np.nonzero(paused)[0]
+    saved_mask = engine.legal_mask[pi].copy()
+    saved_to_act = engine.to_act[pi].copy()
+    saved_hu = {k: v for k, v in engine._hu.items() if paused[k[0]]}
+    engine.terminated[pi] = True
+    try:
+        engine.step(actions)
+    finally:
+        engine.terminated[pi] = False
+        engine.legal_mask[pi] = saved_mask
+        engine.to_act[pi] = saved_to_act
+        engine._hu.update(saved_hu)

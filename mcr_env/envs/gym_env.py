@@ -1,0 +1,379 @@
+"""Gymnasium interfaces: ``MCR-v0`` (one learner seat vs three opponent policies) and its
+natively batched vector version (``gymnasium.make_vec(..., vectorization_mode=
+"vector_entry_point")``), both over :class:`mcr_env.engine.core.MCREngine`."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from mcr_env.encoding import get_encoder
+from mcr_env.engine.actions import NUM_ACTIONS
+from mcr_env.engine.config import RulesConfig
+from mcr_env.engine.core import MCREngine
+from mcr_env.envs.common import RandomPolicy, call_policy, policy_needs_obs, step_subset
+from mcr_env.rewards import make_reward
+
+ILLEGAL_MODES = ("penalize", "raise")
+MAX_DEAL_RETRIES = 64
+
+
+def observation_space(encoder) -> spaces.Dict:
+    """``Dict(observation=Box((C, 34) float32, per-channel bounds), action_mask=Box(0, 1,
+    (235,), int8))`` of an encoder."""
+    low = np.zeros(encoder.shape, dtype=np.float32)
+    high = np.zeros(encoder.shape, dtype=np.float32)
+    for p in encoder.pieces:
+        sl = encoder.piece_slice(p.name)
+        low[sl] = p.low
+        high[sl] = p.high
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(low, high, dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+        }
+    )
+
+
+def _rules(config: RulesConfig | dict | None, illegal_action: str) -> RulesConfig:
+    if illegal_action not in ILLEGAL_MODES:
+        raise ValueError(
+            f"illegal_action {illegal_action!r} not valid; valid: {', '.join(ILLEGAL_MODES)}"
+        )
+    if config is None:
+        config = RulesConfig()
+    elif isinstance(config, dict):
+        config = RulesConfig.from_dict(config)
+    elif not isinstance(config, RulesConfig):
+        raise TypeError(f"config must be a RulesConfig or dict, got {type(config).__name__}")
+    if config.match != "hand":
+        raise ValueError("MCR-v0 plays single hands; RulesConfig(match='match') is not supported")
+    return dataclasses.replace(config, illegal_action=illegal_action)
+
+
+def _opponents(opponents: Any) -> list:
+    if opponents is None:
+        return [RandomPolicy() for _ in range(3)]
+    if isinstance(opponents, (list, tuple)):
+        if len(opponents) != 3:
+            raise ValueError(f"give one opponent policy or a list of 3, got {len(opponents)}")
+        return list(opponents)
+    return [opponents] * 3
+
+
+class _LearnerTables:
+    """B tables, one learner seat each, opponents' decisions played in between (shared by the
+    single and the vector env)."""
+
+    def __init__(self, n, config, encoder, reward, reward_kwargs, opponents, learner_seat):
+        self.engine = MCREngine(n, config)
+        self.n = n
+        self.encoder = get_encoder(encoder) if isinstance(encoder, str) else encoder
+        self.reward_fn = make_reward(reward, **(reward_kwargs or {}))
+        self.opponents = _opponents(opponents)
+        if learner_seat != "random" and learner_seat not in (0, 1, 2, 3):
+            raise ValueError(f"learner_seat must be 0..3 or 'random', got {learner_seat!r}")
+        self.learner_seat_spec = learner_seat
+        self.learner = np.zeros(n, dtype=np.int64)  # (B,) absolute seat of the learner
+        self.rng = np.random.default_rng()
+
+    def seed_rng(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+        for p in self.opponents:
+            if isinstance(p, RandomPolicy):
+                p.seed(rng)
+
+    def choose_seats(self, rows: np.ndarray) -> None:
+        if self.learner_seat_spec == "random":
+            self.learner[rows] = self.rng.integers(0, 4, size=len(rows))
+        else:
+            self.learner[rows] = self.learner_seat_spec
+
+    def learner_to_act(self) -> np.ndarray:
+        return self.engine.to_act[np.arange(self.n), self.learner]
+
+    def opponent_actions(self, active: np.ndarray) -> np.ndarray:
+        """``(B, 4)`` actions of the acting opponent seats of ``active`` tables."""
+        eng = self.engine
+        acts = np.zeros((self.n, 4), dtype=np.int64)
+        who = eng.to_act & active[:, None]
+        who[np.arange(self.n), self.learner] = False
+        for k, pol in enumerate(self.opponents):
+            rel = (np.arange(4)[None, :] - self.learner[:, None]) % 4  # (B, 4) relative seat
+            g, s = np.nonzero(who & (rel == k + 1))
+            if g.size == 0:
+                continue
+            obs = self.encoder.encode(eng.state, g, s) if policy_needs_obs(pol) else None
+            acts[g, s] = call_policy(pol, obs, eng.legal_mask[g, s], eng.state, g, s)
+        return acts
+
+    def advance(self, learner_actions: np.ndarray | None, active: np.ndarray) -> np.ndarray:
+        """Play ``active`` tables until the learner must act or the hand ends.
+
+        ``learner_actions (B,)`` is applied first (with the opponents answering the same claim
+        round). Returns the learner's summed reward ``(B,) float32`` over the engine steps.
+        """
+        eng = self.engine
+        total = np.zeros(self.n, dtype=np.float32)
+        self.settlement = np.zeros((self.n, 4), dtype=np.int32)
+        first = learner_actions is not None
+        active = active & ~eng.terminated
+        while active.any():
+            acts = self.opponent_actions(active)
+            if first:
+                acts[np.arange(self.n), self.learner] = learner_actions
+                first = False
+            step_subset(eng, acts, active)
+            settle = eng.rewards.copy()
+            self.settlement += settle
+            emit = np.zeros((self.n, 4), dtype=bool)
+            emit[np.arange(self.n), self.learner] = active & (
+                eng.terminated | self.learner_to_act()
+            )
+            r = self.reward_fn(settle, eng.hand_over.copy(), eng, emit)
+            total += np.where(active, r[np.arange(self.n), self.learner], 0.0)
+            active = active & ~eng.terminated & ~self.learner_to_act()
+        return total
+
+    def start(self, rows: np.ndarray, seed, walls) -> np.ndarray:
+        """Deal ``rows`` (bool) and play until the learner's first decision; a hand that ends
+        before it (e.g. an opponent's win on its first draw) is re-dealt (counted)."""
+        eng = self.engine
+        redeals = np.zeros(self.n, dtype=np.int64)
+        eng.reset(seed=seed, walls=walls, games=rows)
+        self.choose_seats(np.nonzero(rows)[0])
+        self.reward_fn.reset(eng, rows if not rows.all() else None)
+        for _ in range(MAX_DEAL_RETRIES):
+            waiting = rows & ~self.learner_to_act() & ~eng.terminated
+            if waiting.any():
+                self.advance(None, waiting)
+            again = rows & eng.terminated
+            if not again.any():
+                return redeals
+            redeals += again
+            eng.reset(games=again)
+            self.reward_fn.reset(eng, again)
+        raise RuntimeError("could not deal a hand reaching the learner's decision")
+
+    def obs(self, rows: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        g = np.arange(self.n) if rows is None else rows
+        s = self.learner[g]
+        mask = self.engine.legal_mask[g, s].astype(np.int8)
+        return {"observation": self.encoder.encode(self.engine.state, g, s), "action_mask": mask}
+
+
+class MCREnv(gym.Env):
+    """Mahjong Competition Rules (MCR), one learner seat against three opponent policies.
+
+    ## Description
+    A hand of MCR (Chinese Official / Guobiao mahjong, RULES.md) at a four-seat table. The
+    agent plays one seat (``learner_seat``); the three others are played by opponent policies
+    (default: uniformly random legal actions). Every call to ``step`` is one decision of the
+    learner; opponents' decisions in between are played inside ``step``. In a claim round the
+    learner and the opponents answer the same discard at once, nobody seeing another's answer.
+
+    ## Action Space
+    ``Discrete(235)`` (DESIGN.md layout): 0 Pass, 1 Hu, 2-35 Play t, 36-98 Chi, 99-132 Peng,
+    133-166 Gang, 167-200 AnGang, 201-234 BuGang; names via
+    ``mcr_env.encoding.actions.action_name``. Only actions with ``action_mask == 1`` are legal.
+
+    ## Observation Space
+    ``Dict(observation=Box((C, 34), float32), action_mask=Box(0, 1, (235,), int8))`` where
+    ``observation`` is the encoder's planes for the learner's seat (default ``planes-v0``,
+    C = 75; channel table in ``docs/observations.md``) and ``action_mask`` marks legal actions.
+
+    ## Rewards
+    0 until the hand ends, then the learner's settlement in points (RULES.md §3: winner
+    ``+24 + x`` or ``+24 + 3x``, discarder ``-(8 + x)``, ...); other reward functions by name
+    (``reward="win_loss" | "scaled" | "table_points" | "shaping"``, see ``mcr_env.rewards``).
+    ``info["settlement"]`` always has the raw ``(4,) int32`` settlement of the step (by seat).
+
+    ## Starting State
+    A seeded shuffled wall (or ``options={"walls": ...}``); 13 tiles each, East (seat 0)
+    draws first. ``reset`` returns the learner's first decision; if the hand ends before it,
+    a new hand is dealt (``info["redeals"]``).
+
+    ## Episode End
+    Terminated when the hand ends (a win, an exhaustive draw, or a penalty). Never truncated.
+
+    ## Arguments
+    ``render_mode`` (None or "ansi"), ``learner_seat`` (0-3 or "random", default 0),
+    ``opponents`` (a policy for all three or a list of 3: an agent with batched
+    ``act(obs, mask, view)`` or a callable ``policy(obs_dict) -> action``), ``config``
+    (``RulesConfig`` or dict; single hands only), ``encoder`` (default "planes-v0"),
+    ``reward`` and ``reward_kwargs``, ``illegal_action`` ("penalize": an illegal learner action
+    costs 30 and ends the hand, RULES.md §3 research option (default); "raise": ValueError).
+
+    ## Version History
+    * v0: initial version (planes-v0 observations, settlement rewards).
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        learner_seat: int | str = 0,
+        opponents: Any = None,
+        config: RulesConfig | dict | None = None,
+        encoder: Any = "planes-v0",
+        reward: Any = "settlement",
+        reward_kwargs: dict | None = None,
+        illegal_action: str = "penalize",
+    ):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} not in {self.metadata['render_modes']}")
+        self.render_mode = render_mode
+        cfg = _rules(config, illegal_action)
+        self._t = _LearnerTables(1, cfg, encoder, reward, reward_kwargs, opponents, learner_seat)
+        self.observation_space = observation_space(self._t.encoder)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self._done = True
+
+    @property
+    def engine(self) -> MCREngine:
+        """The underlying batch-1 engine."""
+        return self._t.engine
+
+    @property
+    def learner_seat(self) -> int:
+        """Absolute seat of the learner in the current hand."""
+        return int(self._t.learner[0])
+
+    def _obs(self) -> dict[str, np.ndarray]:
+        o = self._t.obs()
+        return {"observation": o["observation"][0], "action_mask": o["action_mask"][0]}
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        self._t.seed_rng(self.np_random)
+        options = options or {}
+        unknown = set(options) - {"walls"}
+        if unknown:
+            raise ValueError(f"unknown reset options {sorted(unknown)}; valid: walls")
+        walls = options.get("walls")
+        if walls is not None:
+            walls = np.asarray(walls).reshape(1, -1)
+        engine_seed = None if seed is None else int(self.np_random.integers(2**62))
+        redeals = self._t.start(np.ones(1, dtype=bool), engine_seed, walls)
+        self._done = False
+        info = {"learner_seat": self.learner_seat, "redeals": int(redeals[0])}
+        return self._obs(), info
+
+    def step(self, action):
+        if self._done:
+            raise RuntimeError("step() after the hand ended: call reset()")
+        a = np.asarray(action)
+        if a.shape not in ((), (1,)) or not np.issubdtype(a.dtype, np.integer):
+            raise TypeError(f"action must be one integer action id, got {action!r}")
+        r = self._t.advance(a.reshape(1).astype(np.int64), np.ones(1, dtype=bool))
+        terminated = bool(self._t.engine.terminated[0])
+        self._done = terminated
+        info = {"settlement": self._t.settlement[0].copy(), "learner_seat": self.learner_seat}
+        return self._obs(), float(r[0]), terminated, False, info
+
+    def render(self):
+        if self.render_mode != "ansi":
+            return None
+        from mcr_env.envs.render import render_table
+
+        return render_table(self._t.engine.state, 0, self.learner_seat)
+
+
+class MCRVectorEnv(VectorEnv):
+    """``num_envs`` tables of :class:`MCREnv` played by one batched engine (not N copies).
+
+    Same arguments as :class:`MCREnv` plus ``num_envs``. Autoreset mode: SAME_STEP (declared
+    in ``metadata["autoreset_mode"]``): when a table's hand ends, ``step`` returns its final
+    reward and ``terminated = True`` together with the first observation of the next hand;
+    the final observation is in ``info["final_obs"]`` (with mask ``info["_final_obs"]``).
+    Opponents of all tables are queried batched.
+    """
+
+    metadata = {"render_modes": ["ansi"], "autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, num_envs: int = 1, render_mode: str | None = None, **kwargs: Any):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} not in {self.metadata['render_modes']}")
+        self.render_mode = render_mode
+        illegal = kwargs.pop("illegal_action", "penalize")
+        cfg = _rules(kwargs.pop("config", None), illegal)
+        self.num_envs = num_envs
+        self._t = _LearnerTables(
+            num_envs,
+            cfg,
+            kwargs.pop("encoder", "planes-v0"),
+            kwargs.pop("reward", "settlement"),
+            kwargs.pop("reward_kwargs", None),
+            kwargs.pop("opponents", None),
+            kwargs.pop("learner_seat", 0),
+        )
+        if kwargs:
+            raise TypeError(f"unknown arguments {sorted(kwargs)}")
+        self.single_observation_space = observation_space(self._t.encoder)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+
+    @property
+    def engine(self) -> MCREngine:
+        return self._t.engine
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self._np_random, self._np_random_seed = gym.utils.seeding.np_random(seed)
+        elif getattr(self, "_np_random", None) is None:
+            self._np_random, self._np_random_seed = gym.utils.seeding.np_random()
+        self._t.seed_rng(self._np_random)
+        options = options or {}
+        unknown = set(options) - {"walls"}
+        if unknown:
+            raise ValueError(f"unknown reset options {sorted(unknown)}; valid: walls")
+        engine_seed = None if seed is None else int(self._np_random.integers(2**62))
+        rows = np.ones(self.num_envs, dtype=bool)
+        redeals = self._t.start(rows, engine_seed, options.get("walls"))
+        info = {"learner_seat": self._t.learner.copy(), "redeals": redeals}
+        return self._t.obs(), info
+
+    def step(self, actions):
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
+            raise TypeError(f"actions must be ({self.num_envs},) integers, got {a.shape} {a.dtype}")
+        rows = np.ones(self.num_envs, dtype=bool)
+        r = self._t.advance(a.astype(np.int64), rows)
+        eng = self._t.engine
+        terminated = eng.terminated.copy()
+        info: dict[str, Any] = {"settlement": self._t.settlement.copy()}
+        if terminated.any():
+            final = self._t.obs()
+            info["final_obs"] = np.array(
+                [
+                    {"observation": final["observation"][i], "action_mask": final["action_mask"][i]}
+                    if terminated[i]
+                    else None
+                    for i in range(self.num_envs)
+                ],
+                dtype=object,
+            )
+            info["_final_obs"] = terminated.copy()
+            self._t.start(terminated, None, None)
+        info["learner_seat"] = self._t.learner.copy()
+        return self._t.obs(), r, terminated, np.zeros_like(terminated), info
+
+    def render(self):
+        if self.render_mode != "ansi":
+            return None
+        from mcr_env.envs.render import render_table
+
+        return "\n\n".join(
+            render_table(self._t.engine.state, i, int(self._t.learner[i]))
+            for i in range(self.num_envs)
+        )

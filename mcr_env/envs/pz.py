@@ -1,0 +1,245 @@
+"""PettingZoo interfaces: AEC (:class:`raw_env`, :func:`env`) and parallel (:func:`parallel_env`).
+
+Agents ``player_0`` .. ``player_3`` are the four seats of one table (seat 0 = East, the
+dealer). Observations are ``{"observation": (C, 34) float32, "action_mask": (235,) int8}``
+(encoder ``planes-v0`` by default); actions are ``Discrete(235)``. Single hands: an episode is
+one hand; all agents terminate together when it ends, each receiving its settlement (RULES.md
+§3) or another reward function by name (``mcr_env.rewards``). ``render_mode="ansi"``.
+
+AEC turn order: after a draw (or a Chi/Peng) the seat to play acts alone. In a claim round
+(after a discard, or in the robbing window after a BuGang) the seats the engine asks answer one
+after another, downstream from the player of the tile; nothing changes until the last of them
+has answered, so no seat sees another's answer; then the round is resolved (RULES.md §2).
+An illegal action is penalized by the engine (the offender pays 30, the others get 10, the hand
+ends; RULES.md §3 research option) unless ``illegal_action="raise"``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo.utils import wrappers
+
+from mcr_env.engine.actions import NUM_ACTIONS, PASS
+from mcr_env.engine.core import MCREngine
+from mcr_env.envs.gym_env import _rules, observation_space
+from mcr_env.rewards import make_reward
+
+AGENTS = tuple(f"player_{i}" for i in range(4))
+
+
+class _Table:
+    """One engine table with observation/reward plumbing shared by both interfaces."""
+
+    def __init__(self, config, encoder, reward, reward_kwargs, illegal_action):
+        from mcr_env.encoding import get_encoder
+
+        self.engine = MCREngine(1, _rules(config, illegal_action))
+        self.encoder = get_encoder(encoder) if isinstance(encoder, str) else encoder
+        self.reward_fn = make_reward(reward, **(reward_kwargs or {}))
+
+    def reset(self, seed, walls):
+        w = None if walls is None else np.asarray(walls).reshape(1, -1)
+        self.engine.reset(seed=seed, walls=w)
+        self.reward_fn.reset(self.engine, None)
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        eng = self.engine
+        eng.step(actions.reshape(1, 4))
+        settle = eng.rewards[0].copy()
+        r = self.reward_fn(eng.rewards.copy(), eng.hand_over.copy(), eng)
+        return r[0], settle
+
+    def observe(self, seat: int) -> dict[str, np.ndarray]:
+        eng = self.engine
+        obs = self.encoder.encode(eng.state, np.zeros(1, np.intp), np.array([seat]))[0]
+        return {"observation": obs, "action_mask": eng.legal_mask[0, seat].astype(np.int8)}
+
+    def render(self) -> str:
+        from mcr_env.envs.render import render_table
+
+        return render_table(self.engine.state, 0, None)
+
+
+class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming convention)
+    """MCR table as a PettingZoo AEC environment (see the module docstring).
+
+    Args:
+        render_mode: None or "ansi".
+        config: ``RulesConfig`` or dict (single hands only).
+        encoder: encoder id (default "planes-v0").
+        reward, reward_kwargs: reward function by name (default "settlement").
+        illegal_action: "penalize" (default) or "raise".
+    """
+
+    metadata = {"render_modes": ["ansi"], "name": "mcr_v0", "is_parallelizable": True}
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        config: Any = None,
+        encoder: Any = "planes-v0",
+        reward: Any = "settlement",
+        reward_kwargs: dict | None = None,
+        illegal_action: str = "penalize",
+    ):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} not in {self.metadata['render_modes']}")
+        self.render_mode = render_mode
+        self._table = _Table(config, encoder, reward, reward_kwargs, illegal_action)
+        self.possible_agents = list(AGENTS)
+        obs_space = observation_space(self._table.encoder)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.agents: list[str] = []
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def observe(self, agent):
+        return self._table.observe(self.possible_agents.index(agent))
+
+    def _queue_from_engine(self) -> None:
+        """The seats to ask now, in order downstream of the tile's player (claim rounds)."""
+        eng = self._table.engine
+        seats = np.nonzero(eng.to_act[0])[0].tolist()
+        start = int(eng.state.played_by[0]) if int(eng.state.played_by[0]) >= 0 else 0
+        seats.sort(key=lambda s: (s - start) % 4)
+        self._queue = seats
+        self._answers = np.full(4, PASS, dtype=np.int64)
+        if seats:
+            self.agent_selection = self.possible_agents[seats[0]]
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        options = options or {}  # "walls": explicit wall; other keys are ignored (PettingZoo)
+        self._table.reset(seed, options.get("walls"))
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._queue_from_engine()
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        seat = self.possible_agents.index(agent)
+        self._cumulative_rewards[agent] = 0.0
+        self._answers[seat] = int(action)
+        self._queue.pop(0)
+        self._clear_rewards()
+        if self._queue:
+            self.agent_selection = self.possible_agents[self._queue[0]]
+            self._accumulate_rewards()
+            return
+        r, settle = self._table.step(self._answers)
+        for i, a in enumerate(self.possible_agents):
+            self.rewards[a] = float(r[i])
+            self.infos[a] = {"settlement": int(settle[i])}
+        if bool(self._table.engine.terminated[0]):
+            for a in self.agents:
+                self.terminations[a] = True
+            self.agent_selection = agent
+        else:
+            self._queue_from_engine()
+        self._accumulate_rewards()
+        if self.render_mode == "ansi":
+            pass
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        return self._table.render()
+
+    def close(self):
+        pass
+
+
+class parallel_raw_env(ParallelEnv):  # noqa: N801 (PettingZoo naming convention)
+    """MCR table as a PettingZoo parallel environment: every step, all seats the engine asks
+    act at once (the others' actions are ignored; their mask is all zero). Same arguments as
+    :class:`raw_env`."""
+
+    metadata = {"render_modes": ["ansi"], "name": "mcr_v0"}
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        config: Any = None,
+        encoder: Any = "planes-v0",
+        reward: Any = "settlement",
+        reward_kwargs: dict | None = None,
+        illegal_action: str = "penalize",
+    ):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} not in {self.metadata['render_modes']}")
+        self.render_mode = render_mode
+        self._table = _Table(config, encoder, reward, reward_kwargs, illegal_action)
+        self.possible_agents = list(AGENTS)
+        obs_space = observation_space(self._table.encoder)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.agents: list[str] = []
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def _all_obs(self):
+        return {a: self._table.observe(i) for i, a in enumerate(self.possible_agents)}
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        options = options or {}  # "walls": explicit wall; other keys are ignored (PettingZoo)
+        self._table.reset(seed, options.get("walls"))
+        self.agents = list(self.possible_agents)
+        return self._all_obs(), {a: {} for a in self.agents}
+
+    def step(self, actions: dict):
+        acts = np.full(4, PASS, dtype=np.int64)
+        for i, a in enumerate(self.possible_agents):
+            if a in actions and actions[a] is not None:
+                acts[i] = int(actions[a])
+        r, settle = self._table.step(acts)
+        done = bool(self._table.engine.terminated[0])
+        obs = self._all_obs()
+        rewards = {a: float(r[i]) for i, a in enumerate(self.possible_agents)}
+        terms = {a: done for a in self.agents}
+        truncs = {a: False for a in self.agents}
+        infos = {a: {"settlement": int(settle[i])} for i, a in enumerate(self.possible_agents)}
+        if done:
+            self.agents = []
+        return obs, rewards, terms, truncs, infos
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        return self._table.render()
+
+    def close(self):
+        pass
+
+
+def env(**kwargs) -> AECEnv:
+    """AEC environment with PettingZoo's standard wrappers (out-of-bounds assertion, order
+    enforcement). Illegal (in-bounds) actions are penalized by the engine (RULES.md §3)."""
+    e = raw_env(**kwargs)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+def parallel_env(**kwargs) -> ParallelEnv:
+    """Parallel environment (:class:`parallel_raw_env`)."""
+    return parallel_raw_env(**kwargs)
