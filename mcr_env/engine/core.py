@@ -502,7 +502,7 @@ class MCREngine:
         if penal.size:
             self._apply_penalties(penal, illegal[penal])
             live[penal] = False
-        phase = st.phase
+        phase = st.phase.copy()  # snapshot: _discard below sets CLAIM in place
         cur = st.current_seat.astype(np.int64)
         # ---- ACT / DISCARD: the current seat's action
         g = np.nonzero(live & ((phase == Phase.ACT) | (phase == Phase.DISCARD)))[0]
