@@ -27,7 +27,7 @@ indexed by suit key are built with numpy:
 
 * ``_SUIT_COMPLETE`` ``(5**9,) uint8`` (at import, ~50 ms): bit 0 set if the suit splits into sets
   only, bit 1 if it splits into sets and one pair;
-* ``_SUIT_VALUE`` ``(5**9, 10) int8`` (lazily, at the first shanten call, ~1 s): for ``b`` in 0..4
+* ``_SUIT_VALUE`` ``(5**9, 10) int8`` (lazily, at the first shanten call, ~0.4 s): for ``b`` in 0..4
   blocks and ``p`` in {0, 1} pairs, the largest ``2m + t`` with ``m + t <= b`` (column
   ``2 * b + p``), -20 where no pair is possible. Honors have a 5**7 table of the same kind.
 
@@ -477,7 +477,7 @@ _TABLES: dict[str, np.ndarray] = {}
 
 
 def _value_tables() -> tuple[np.ndarray, np.ndarray]:
-    """The suit and honor value tables, built on first use (about a second)."""
+    """The suit and honor value tables, built on first use (about 0.4 s)."""
     if not _TABLES:
         suit_blocks = _suit_blocks("all")
         suit_values = np.array([2] * 16 + [1] * 24, dtype=np.int8)
