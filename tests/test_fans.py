@@ -644,8 +644,35 @@ NEAR_MISS = (  # same fan order; `why` says why the fan is absent
 )
 # fmt: on
 
+# RULES.md section 6b details and section 7 known disputes, as PyMahjongGB scores them.
+# `fan` names the fan the row is about, `why` the detail.
+# fmt: off
+DETAILS = (
+    Case("Three Concealed Pungs", "11123m555s777p99p", "1m", "",
+         "Three Concealed Pungs, Concealed Hand, Tile Hog, Pung of Terminals or Honors, "
+         "No Honors", 22,
+         why="discarded 1m read inside the concealed chow 123m, so 111m stays concealed"),
+    Case("Closed Wait", "1111m456s789p11z3m", "2m", "",
+         "Mixed Straight, Concealed Hand, Tile Hog, Pung of Terminals or Honors, Closed Wait", 14,
+         why="four 1m held: 1111m3m waits on 2m only"),
+    Case("Tile Hog", "1111m99m1199s99p1p", "1p", "", "All Terminals, Seven Pairs, Tile Hog", 90,
+         why="dispute: Seven Pairs with All Terminals still counts Tile Hog for 1111m"),
+    Case("Tile Hog", "22334466s8888s6z", "6z", "", "All Green, Seven Pairs, Tile Hog", 114,
+         why="dispute: Seven Pairs with All Green still counts Tile Hog for 8888s"),
+    Case("Nine Gates", "1112345678999m", "1m", "", "Nine Gates, Pure Straight, Tile Hog", 106,
+         why="Nine Gates won on 1m: 1111m is a Tile Hog, Pure Straight is not implied"),
+    Case("Knitted Straight", "147m258s36p555z11z", "9p", "",
+         "Knitted Straight, All Types, Dragon Pung, Concealed Hand", 22,
+         why="won on a knitted tile: no wait fan here"),
+    Case("Knitted Straight", "147m258s369p1z", "1z", "PENG 5z 1",
+         "Knitted Straight, All Types, Dragon Pung, Single Wait", 21,
+         why="Knitted Straight with one melded pung"),
+)
+# fmt: on
 
-# Rows that score_win gets wrong, reported to the lead: {(table, fan, profile): reason}.
+
+# Rows that score_win gets wrong, reported to the lead: {(table, id name, profile): reason}
+# (id name = the fan, or `why` for DETAILS); each becomes a strict xfail.
 KNOWN_BUGS: dict[tuple[str, str, str], str] = {}
 
 
@@ -654,9 +681,10 @@ def params(table_name: str, table: tuple[Case, ...]) -> list:
     out = []
     for profile in PROFILES:
         for case in table:
-            reason = KNOWN_BUGS.get((table_name, case.fan, profile))
+            name = case.why if table_name == "details" else case.fan
+            reason = KNOWN_BUGS.get((table_name, name, profile))
             marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-            out.append(pytest.param(case, profile, id=f"{case.fan}-{profile}", marks=marks))
+            out.append(pytest.param(case, profile, id=f"{name}-{profile}", marks=marks))
     return out
 
 
@@ -721,6 +749,12 @@ def test_near_miss_row_agrees_with_oracle(case):
     assert oracle_score(case) == (case.expect, case.total)
 
 
+@pytest.mark.parametrize("case", DETAILS, ids=lambda c: c.why)
+def test_detail_row_agrees_with_oracle(case):
+    assert case.fan in case.expect and case.mcr is None
+    assert oracle_score(case) == (case.expect, case.total)
+
+
 # ---------------------------------------------------------------------------------------------
 # score_win against the table
 
@@ -735,6 +769,11 @@ def test_fan_near_miss(case, profile):
     result = run_scorer(case, profile)
     assert case.fan not in {fr.name for fr in result.fans}, case.why
     assert_result(case, profile, result)
+
+
+@pytest.mark.parametrize(("case", "profile"), params("details", DETAILS))
+def test_scoring_details(case, profile):
+    assert_result(case, profile, run_scorer(case, profile))
 
 
 def test_fan_enum_follows_rules_order():
