@@ -526,7 +526,7 @@ class MCREngine:
         # ---- CLAIM / ROB: the other seats answer at once
         g = np.nonzero(live & ((phase == Phase.CLAIM) | (phase == Phase.ROB)))[0]
         if g.size:
-            self._resolve_claims(g, np.where(self.to_act[g], acts[g], PASS))
+            self._resolve_claims(g, np.where(acting[g], acts[g], PASS))
         # ---- automatic follow-ups
         self._follow_ups()
         self._finish_hands(hu_cache)
@@ -676,7 +676,6 @@ class MCREngine:
         st = self.state
         slot = st.n_discards[g, d].astype(np.int64) - 1
         st.discard_claimed[g, d, slot] = True
-        st.visible_count[g, st.discards[g, d, slot]] -= 1  # re-counted in the meld
 
     def _follow_ups(self) -> None:
         """Claim/rob checks (auto-pass when nobody can answer), then all pending draws."""

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from mcr_env.tiles import parse_tiles
+from mcr_env.tiles import code_to_tile, parse_tiles
 
 OFFICIAL_TILES = np.concatenate([np.repeat(np.arange(34), 4), np.arange(34, 42)]).astype(np.int8)
 """``(144,) int8``: the official tile set, sorted (34 kinds x 4, then flowers 34..41)."""
@@ -116,7 +116,23 @@ def check_walls(walls, layout: str) -> np.ndarray:
 
 
 def _tiles(x) -> list[int]:
-    return parse_tiles(x) if isinstance(x, str) else parse_tiles(list(x))
+    """Tile ids from a string (whitespace-separated tokens, each a Botzone code such as ``H3``
+    or a compact group such as ``123m``) or a sequence of ids / such strings."""
+    if isinstance(x, str):
+        out: list[int] = []
+        for tok in x.split():
+            out += parse_tiles(tok) if not _is_code(tok) else [code_to_tile(tok)]
+        return out
+    if isinstance(x, np.ndarray):
+        x = x.tolist()
+    out = []
+    for item in x:
+        out += _tiles(item) if isinstance(item, str) else parse_tiles([item])
+    return out
+
+
+def _is_code(tok: str) -> bool:
+    return len(tok) == 2 and tok[0].upper() in "WTBFJH" and tok[1].isdigit()
 
 
 def make_wall(
@@ -132,8 +148,9 @@ def make_wall(
 
     Args:
         hands: four 13-tile hands, indexed by absolute seat (notation of
-            :func:`mcr_env.tiles.parse_tiles`, e.g. ``"123m456s789p1234z"`` or ``"W1 W2 ..."``;
-            flowers as ``H1``..``H8`` in Botzone codes or ids 34..41). A flower in a dealt hand
+            :func:`mcr_env.tiles.parse_tiles` per whitespace-separated token, so compact groups
+            and Botzone codes mix: ``"H3 123m 456s 789p 1z"``; flowers as ``H1``..``H8`` or
+            ids 34..41; a list of ids or such strings is accepted too). A flower in a dealt hand
             is replaced from the back at the deal, as in play.
         draws: official: the tiles drawn from the front after the deal, in order (the dealer's
             first draw first); botzone: four sequences, one per seat's own wall.
