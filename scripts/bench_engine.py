@@ -95,19 +95,69 @@ def bench_engine(batch: int, seconds: float, layout: str = "official", seed: int
     }
 
 
+def bench_env(batch: int, seconds: float, layout: str = "official", seed: int = 0) -> dict:
+    """The RL path: :class:`mcr_env.envs.batch.MCRBatchEnv` (planes-v0 observations of the
+    acting seats (``observe="packed"``), masks, settlement rewards, same-step autoreset)
+    under random legal play.
+
+    Returns:
+        dict like :func:`bench_engine` (``hands_per_s``, ``decisions_per_s``) plus
+        ``encoder`` and ``observations`` (acting-seat observations encoded).
+    """
+    from mcr_env.envs.batch import MCRBatchEnv
+
+    env = MCRBatchEnv(batch, RulesConfig(wall_layout=layout), observe="packed")
+    obs, _ = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(20):
+        obs, *_ = env.step(random_legal_actions(obs["action_mask"], obs["to_act"], rng))
+    hands = decisions = steps = 0
+    t0 = time.perf_counter()
+    while True:
+        decisions += int(obs["to_act"].sum())
+        obs, _, _, _, info = env.step(random_legal_actions(obs["action_mask"], obs["to_act"], rng))
+        steps += 1
+        hands += int(info["hand_over"].sum())
+        if steps % 16 == 0 and time.perf_counter() - t0 >= seconds:
+            break
+    dt = time.perf_counter() - t0
+    return {
+        "batch": batch,
+        "layout": layout,
+        "encoder": env.encoder.id,
+        "hands": hands,
+        "decisions": decisions,
+        "observations": decisions,
+        "steps": steps,
+        "seconds": round(dt, 3),
+        "hands_per_s": round(hands / dt, 1),
+        "decisions_per_s": round(decisions / dt, 1),
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024])
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--layout", default="official", choices=["official", "botzone"])
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--paths",
+        nargs="+",
+        default=["engine", "env"],
+        choices=["engine", "env"],
+        help="engine: MCREngine alone; env: MCRBatchEnv (observations, masks, rewards)",
+    )
     args = ap.parse_args(argv)
     meta = _meta()
-    for b in args.batch:
-        row = {"bench": "engine", **bench_engine(b, args.seconds, args.layout, args.seed)}
-        row["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-        row.update(meta)
-        print(json.dumps(row), flush=True)
+    benches = {"engine": bench_engine, "env": bench_env}
+    for path in args.paths:
+        for b in args.batch:
+            row = {"bench": path, **benches[path](b, args.seconds, args.layout, args.seed)}
+            rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            row["peak_rss_mb"] = round(rss, 1)
+            row.update(meta)
+            print(json.dumps(row), flush=True)
 
 
 if __name__ == "__main__":

@@ -45,12 +45,17 @@ def _thermometer(out: np.ndarray, counts: np.ndarray) -> None:
 
 # --------------------------------------------------------------------------- per-game caches
 def _meld_counts(ctx: EncodeContext, kind: MeldKind) -> np.ndarray:
+    """``(B, 4, 34)`` per absolute seat: melds of ``kind`` by tile (one bincount for all kinds)."""
+
     def build():
         s = ctx.state
-        tiles = s.meld_tile
-        return _per_seat_counts(s, tiles, (s.meld_kind == kind) & (tiles >= 0))
+        b = s.meld_kind.shape[0]
+        ok = s.meld_tile >= 0
+        rows = np.broadcast_to(np.arange(b * 4).reshape(b, 4, 1), ok.shape)[ok]
+        idx = (rows * 5 + s.meld_kind[ok].astype(np.intp)) * _T + s.meld_tile[ok].astype(np.intp)
+        return np.bincount(idx, minlength=b * 4 * 5 * _T).reshape(b, 4, 5, _T)
 
-    return ctx.cached(f"meld_{int(kind)}", build)
+    return ctx.cached("melds", build)[:, :, int(kind)]
 
 
 def _discard_counts(ctx: EncodeContext) -> np.ndarray:

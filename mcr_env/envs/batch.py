@@ -35,7 +35,7 @@ from mcr_env.engine.core import MCREngine
 from mcr_env.rewards import RewardFunction, make_reward
 
 AUTORESET_MODES = ("same_step", "next_step", "disabled")
-OBSERVE_MODES = ("all", "acting", "none")
+OBSERVE_MODES = ("all", "acting", "packed", "none")
 
 
 class MCRBatchEnv:
@@ -49,8 +49,10 @@ class MCRBatchEnv:
         reward_kwargs: keyword arguments of a named reward.
         autoreset_mode: ``"same_step"``, ``"next_step"`` or ``"disabled"`` (module docstring).
         observe: ``"all"`` (every seat, ``(B, 4, C, 34)``), ``"acting"`` (same shape, only
-            rows of acting seats filled, others zero: cheaper) or ``"none"`` (no observation;
-            call :meth:`observe`).
+            rows of acting seats filled, others zero), ``"packed"`` (only the acting seats:
+            ``observation (N, C, 34)`` with ``games (N,)`` / ``seats (N,)`` giving the pairs in
+            ``np.nonzero(to_act)`` order; the fastest) or ``"none"`` (no observation; call
+            :meth:`observe`).
 
     Observation dict returned by ``reset``/``step``:
         ``observation`` ``(B, 4, C, 34) float32`` (absent with ``observe="none"``),
@@ -108,6 +110,10 @@ class MCRBatchEnv:
             if g.size:
                 obs[g, s] = self.observe(g, s)
             out["observation"] = obs
+        elif self.observe_mode == "packed":
+            g, s = np.nonzero(eng.to_act)
+            out["observation"] = self.observe(g, s)
+            out["games"], out["seats"] = g, s
         return out
 
     # ------------------------------------------------------------------ reset / step
