@@ -1,4 +1,5 @@
-"""MCR scoring: the 81 fans (RULES.md section 6) and the exact scorer :func:`score_win`."""
+"""MCR scoring: the 81 fans (RULES.md section 6), the exact scorer :func:`score_win`, hand
+analysis (shanten, waits) and settlement (RULES.md section 3)."""
 
 from mcr_env.scoring.fans import (
     FAN_BY_NAME,
@@ -10,6 +11,19 @@ from mcr_env.scoring.fans import (
     Fan,
 )
 from mcr_env.scoring.score import FanResult, ScoreResult, score_win
+from mcr_env.scoring.settlement import penalty, settle, settle_batch
+from mcr_env.scoring.shanten import (
+    complete_mask,
+    honors_knitted_shanten,
+    is_complete,
+    knitted_straight_shanten,
+    regular_shanten,
+    seven_pairs_shanten,
+    shanten,
+    shanten_batch,
+    thirteen_orphans_shanten,
+    winning_tiles,
+)
 
 __all__ = [
     "FAN_BY_NAME",
@@ -21,5 +35,18 @@ __all__ = [
     "Fan",
     "FanResult",
     "ScoreResult",
+    "complete_mask",
+    "honors_knitted_shanten",
+    "is_complete",
+    "knitted_straight_shanten",
+    "penalty",
+    "regular_shanten",
     "score_win",
+    "settle",
+    "settle_batch",
+    "seven_pairs_shanten",
+    "shanten",
+    "shanten_batch",
+    "thirteen_orphans_shanten",
+    "winning_tiles",
 ]

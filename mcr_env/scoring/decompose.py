@@ -216,12 +216,38 @@ def is_regular_complete(counts: tuple[int, ...]) -> bool:
     return _complete_from_flags(_shape_flags(counts))
 
 
+@cache
+def _group_wait_flags(pattern: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """``(index, shape flags after adding that tile)`` for each tile of a suit (9 counts) or of
+    the honors (7 counts) whose addition leaves the group splittable."""
+    out = []
+    suited = len(pattern) == 9
+    pat = list(pattern)
+    for i in range(len(pattern)):
+        if suited:
+            lo, hi = max(0, i - 2), min(8, i + 2)
+            if not any(pattern[lo : hi + 1]):
+                continue  # an isolated tile never completes anything
+        elif not pattern[i]:
+            continue
+        pat[i] += 1
+        t = tuple(pat)
+        f = _suit_shape(t) if suited else _honor_shape(t)
+        pat[i] -= 1
+        if f:
+            out.append((i, f))
+    return tuple(out)
+
+
 @lru_cache(maxsize=1 << 16)
 def regular_waits(counts: tuple[int, ...]) -> tuple[int, ...]:
     """Tile kinds that complete ``counts`` (``3k + 1`` concealed tiles) as sets and a pair.
 
     Shape only: a kind all four copies of which are already held still counts as a wait
     (RULES.md section 6b, wait fans).
+
+    Args:
+        counts: ``(34,)`` tile counts.
 
     Returns:
         Sorted tile ids.
@@ -230,19 +256,14 @@ def regular_waits(counts: tuple[int, ...]) -> tuple[int, ...]:
     out = []
     for group in range(4):
         lo = 9 * group
-        hi = 34 if group == 3 else lo + 9
+        candidates = _group_wait_flags(counts[lo : lo + 9] if group < 3 else counts[27:34])
+        if not candidates:
+            continue
         saved = flags[group]
-        pat = list(counts[lo:hi])
-        for i in range(hi - lo):
-            if group < 3:
-                # a suit tile can only help if it touches a tile of the suit or makes a pair/pung
-                pass
-            pat[i] += 1
-            t = tuple(pat)
-            flags[group] = _suit_shape(t) if group < 3 else _honor_shape(t)
+        for i, f in candidates:
+            flags[group] = f
             if _complete_from_flags(flags):
                 out.append(lo + i)
-            pat[i] -= 1
         flags[group] = saved
     return tuple(out)
 

@@ -1120,6 +1120,8 @@ def _parse_hand(hand: object) -> list[int]:
         ids = parse_tiles(hand)
     elif isinstance(hand, (list, tuple, np.ndarray)):
         items = hand.tolist() if isinstance(hand, np.ndarray) else hand
+        if all(type(x) is int and 0 <= x < 34 for x in items):
+            return list(items)  # fast path: plain tile ids
         ids = [_tile_id(x, "hand tile") for x in items]
     else:
         raise TypeError(
@@ -1263,6 +1265,7 @@ def score_win(
     return _make_result(table, n_flowers, profile)
 
 
+@lru_cache(maxsize=1 << 14)
 def _make_result(table: tuple[int, ...], n_flowers: int, profile: str) -> ScoreResult:
     t = list(table)
     if profile == "mcr" and t[CONCEALED_KONG_AND_MELDED_KONG]:
