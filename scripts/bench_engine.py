@@ -61,7 +61,8 @@ def bench_engine(batch: int, seconds: float, layout: str = "official", seed: int
 
     Returns:
         dict with ``batch``, ``layout``, ``hands``, ``decisions``, ``steps``, ``seconds``,
-        ``hands_per_s``, ``decisions_per_s``.
+        ``hands_per_s``, ``decisions_per_s`` (wall clock) and ``cpu_seconds``,
+        ``hands_per_cpu_s`` (process CPU time: the fair figure on a shared machine).
     """
     eng = MCREngine(batch, RulesConfig(wall_layout=layout))
     eng.reset(seed=seed)
@@ -73,6 +74,7 @@ def bench_engine(batch: int, seconds: float, layout: str = "official", seed: int
             eng.reset(games=eng.terminated.copy())
     hands = decisions = steps = 0
     t0 = time.perf_counter()
+    c0 = time.process_time()
     while True:
         decisions += int(eng.to_act.sum())
         eng.step(random_legal_actions(eng.legal_mask, eng.to_act, rng))
@@ -83,6 +85,7 @@ def bench_engine(batch: int, seconds: float, layout: str = "official", seed: int
         if steps % 16 == 0 and time.perf_counter() - t0 >= seconds:
             break
     dt = time.perf_counter() - t0
+    cpu = time.process_time() - c0
     return {
         "batch": batch,
         "layout": layout,
@@ -92,6 +95,8 @@ def bench_engine(batch: int, seconds: float, layout: str = "official", seed: int
         "seconds": round(dt, 3),
         "hands_per_s": round(hands / dt, 1),
         "decisions_per_s": round(decisions / dt, 1),
+        "cpu_seconds": round(cpu, 3),
+        "hands_per_cpu_s": round(hands / cpu, 1),
     }
 
 

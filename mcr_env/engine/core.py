@@ -64,6 +64,24 @@ from mcr_env.engine.walls import check_walls, seeded_walls
 
 HANDS_PER_MATCH = 16
 
+# plain ints of the enums, for the hot paths
+_A_ANGANG = int(ActionKind.ANGANG)
+_A_BUGANG = int(ActionKind.BUGANG)
+_A_CHI = int(ActionKind.CHI)
+_A_GANG = int(ActionKind.GANG)
+_A_HU = int(ActionKind.HU)
+_A_PENG = int(ActionKind.PENG)
+_A_PLAY = int(ActionKind.PLAY)
+_M_ANGANG = int(MeldKind.ANGANG)
+_M_CHI = int(MeldKind.CHI)
+_M_GANG = int(MeldKind.GANG)
+_M_PENG = int(MeldKind.PENG)
+_P_ACT = int(Phase.ACT)
+_P_CLAIM = int(Phase.CLAIM)
+_P_DISCARD = int(Phase.DISCARD)
+_P_OVER = int(Phase.OVER)
+_P_ROB = int(Phase.ROB)
+
 # Seat occupied by each player in round r (RULES.md section 4): PLAYER_AT_SEAT[r, seat] = player.
 PLAYER_AT_SEAT = np.array([[0, 1, 2, 3], [1, 0, 3, 2], [2, 3, 1, 0], [3, 2, 0, 1]], dtype=np.int8)
 """``(4, 4) int8``: player at each seat in round r (0 East, 1 South, 2 West, 3 North round)."""
@@ -385,7 +403,7 @@ class MCREngine:
             st.wall_back[g, 0] = back
             for s in range(4):
                 st.hand[g, s] = _counts(dealt[:, s])
-        st.phase[g] = Phase.ACT
+        st.phase[g] = _P_ACT
         st.current_seat[g] = st.dealer[g]
         self._update_tiles_left(g)
         ended = self._draw(g, st.dealer[g].astype(np.int64), np.zeros(n, bool), np.zeros(n, bool))
@@ -406,7 +424,7 @@ class MCREngine:
 
     def _draw(self, g, seats, back, after_kong) -> np.ndarray:
         """Seat ``seats`` of games ``g`` draws (front, or back where ``back``); flowers are set
-        aside and replaced from the back. Sets Phase.ACT. Returns the games that found no tile
+        aside and replaced from the back. Sets _P_ACT. Returns the games that found no tile
         (to be ended as exhaustive draws by the caller)."""
         st = self.state
         n = len(g)
@@ -437,7 +455,7 @@ class MCREngine:
         ga, sa = g[a], seats[a]
         st.hand[ga, sa, tile[a]] += 1
         st.drawn_tile[ga, sa] = tile[a]
-        st.phase[ga] = Phase.ACT
+        st.phase[ga] = _P_ACT
         st.current_seat[ga] = sa
         st.after_kong[ga] = after_kong[a]
         st.tile_in_play[ga] = -1
@@ -505,26 +523,26 @@ class MCREngine:
         phase = st.phase.copy()  # snapshot: _discard below sets CLAIM in place
         cur = st.current_seat.astype(np.int64)
         # ---- ACT / DISCARD: the current seat's action
-        g = np.nonzero(live & ((phase == Phase.ACT) | (phase == Phase.DISCARD)))[0]
+        g = np.nonzero(live & ((phase == _P_ACT) | (phase == _P_DISCARD)))[0]
         if g.size:
             c = cur[g]
             a = acts[g, c]
             kind = ACTION_KIND[a]
             tile = ACTION_TILE[a].astype(np.int64)
-            m = kind == ActionKind.PLAY
+            m = kind == _A_PLAY
             if m.any():
                 self._discard(g[m], c[m], tile[m])
-            m = kind == ActionKind.HU
+            m = kind == _A_HU
             if m.any():
                 self._wins.append((g[m], c[m], np.full(m.sum(), -1), EndReason.SELF_DRAWN))
-            m = kind == ActionKind.ANGANG
+            m = kind == _A_ANGANG
             if m.any():
                 self._angang(g[m], c[m], tile[m])
-            m = kind == ActionKind.BUGANG
+            m = kind == _A_BUGANG
             if m.any():
                 self._bugang(g[m], c[m], tile[m])
         # ---- CLAIM / ROB: the other seats answer at once
-        g = np.nonzero(live & ((phase == Phase.CLAIM) | (phase == Phase.ROB)))[0]
+        g = np.nonzero(live & ((phase == _P_CLAIM) | (phase == _P_ROB)))[0]
         if g.size:
             self._resolve_claims(g, np.where(acting[g], acts[g], PASS))
         # ---- automatic follow-ups
@@ -551,7 +569,7 @@ class MCREngine:
         st.played_by[g] = s
         st.drawn_tile[g, s] = -1
         st.after_kong[g] = False
-        st.phase[g] = Phase.CLAIM
+        st.phase[g] = _P_CLAIM
         self._claim_check.append(g)
 
     def _add_meld(self, g, s, kind, tile, frm, claimed) -> None:
@@ -567,7 +585,7 @@ class MCREngine:
     def _angang(self, g, s, t) -> None:
         st = self.state
         st.hand[g, s, t] -= 4
-        slot = self._add_meld(g, s, MeldKind.ANGANG, -1, -1, -1)
+        slot = self._add_meld(g, s, _M_ANGANG, -1, -1, -1)
         st.angang_tile[g, s, slot] = t
         st.drawn_tile[g, s] = -1
         self._draw_req.append((g, s, np.ones(len(g), bool), np.ones(len(g), bool)))
@@ -575,16 +593,16 @@ class MCREngine:
     def _bugang(self, g, s, t) -> None:
         st = self.state
         st.hand[g, s, t] -= 1
-        match = (st.meld_kind[g, s] == MeldKind.PENG) & (st.meld_tile[g, s] == t[:, None])
+        match = (st.meld_kind[g, s] == _M_PENG) & (st.meld_tile[g, s] == t[:, None])
         slot = match.argmax(axis=1)
-        st.meld_kind[g, s, slot] = MeldKind.GANG
+        st.meld_kind[g, s, slot] = _M_GANG
         st.meld_added[g, s, slot] = True
         self._pung[g, s, t] = False
         st.visible_count[g, t] += 1
         st.drawn_tile[g, s] = -1
         st.tile_in_play[g] = t
         st.played_by[g] = s
-        st.phase[g] = Phase.ROB
+        st.phase[g] = _P_ROB
         self._rob_check.append(g)
 
     def _resolve_claims(self, g, acts) -> None:
@@ -593,13 +611,13 @@ class MCREngine:
         n = len(g)
         d = st.played_by[g].astype(np.int64)
         t = st.tile_in_play[g].astype(np.int64)
-        rob = st.phase[g] == Phase.ROB
+        rob = st.phase[g] == _P_ROB
         kinds = ACTION_KIND[acts]  # (n, 4)
         rows = np.arange(n)
         # downstream order k = 1..3
         down = (d[:, None] + np.arange(1, 4)[None, :]) % 4  # (n, 3)
         kd = kinds[rows[:, None], down]
-        hu = kd == ActionKind.HU
+        hu = kd == _A_HU
         has_hu = hu.any(axis=1)
         if has_hu.any():
             r = np.nonzero(has_hu)[0]
@@ -616,13 +634,13 @@ class MCREngine:
             self._draw_req.append((g[m], d[m], np.ones(m.sum(), bool), np.ones(m.sum(), bool)))
         rest &= ~rob
         # Peng / Gang (at most one seat can hold two copies of the discard)
-        pg = (kd == ActionKind.PENG) | (kd == ActionKind.GANG)
+        pg = (kd == _A_PENG) | (kd == _A_GANG)
         m = rest & pg.any(axis=1)
         if m.any():
             r = np.nonzero(m)[0]
             k = pg[r].argmax(axis=1)
             s = down[r, k]
-            isgang = kd[r, k] == ActionKind.GANG
+            isgang = kd[r, k] == _A_GANG
             gg, tt, dd = g[r], t[r], d[r]
             self._mark_claimed(gg, dd)
             for gang in (False, True):
@@ -633,20 +651,20 @@ class MCREngine:
                 take = 3 if gang else 2
                 st.hand[g2, s2, t2] -= take
                 st.visible_count[g2, t2] += take
-                kind = MeldKind.GANG if gang else MeldKind.PENG
+                kind = _M_GANG if gang else _M_PENG
                 self._add_meld(g2, s2, kind, t2, d2, t2)
                 if gang:
                     self._draw_req.append((g2, s2, np.ones(len(g2), bool), np.ones(len(g2), bool)))
                 else:
                     self._pung[g2, s2, t2] = True
-                    st.phase[g2] = Phase.DISCARD
+                    st.phase[g2] = _P_DISCARD
                     st.current_seat[g2] = s2
                     st.tile_in_play[g2] = -1
                     st.played_by[g2] = -1
                     st.after_kong[g2] = False
             rest &= ~m
         # Chi by the next seat
-        chi = kd[:, 0] == ActionKind.CHI
+        chi = kd[:, 0] == _A_CHI
         m = rest & chi
         if m.any():
             r = np.nonzero(m)[0]
@@ -659,8 +677,8 @@ class MCREngine:
                 from_hand = tile != tt
                 st.hand[gg[from_hand], s[from_hand], tile[from_hand]] -= 1
                 st.visible_count[gg[from_hand], tile[from_hand]] += 1
-            self._add_meld(gg, s, MeldKind.CHI, mid, dd, tt)
-            st.phase[gg] = Phase.DISCARD
+            self._add_meld(gg, s, _M_CHI, mid, dd, tt)
+            st.phase[gg] = _P_DISCARD
             st.current_seat[gg] = s
             st.tile_in_play[gg] = -1
             st.played_by[gg] = -1
@@ -681,7 +699,7 @@ class MCREngine:
         """Claim/rob checks (auto-pass when nobody can answer), then all pending draws."""
         st = self.state
         for g in self._claim_check:
-            g = g[st.phase[g] == Phase.CLAIM]
+            g = g[st.phase[g] == _P_CLAIM]
             if g.size == 0:
                 continue
             anyopt = self._claim_masks(g, rob=False)
@@ -778,7 +796,7 @@ class MCREngine:
         st = self.state
         self.legal_mask[g] = False
         self.to_act[g] = False
-        for ph, rob in ((Phase.CLAIM, False), (Phase.ROB, True)):
+        for ph, rob in ((_P_CLAIM, False), (_P_ROB, True)):
             cg = g[st.phase[g] == ph]
             if cg.size:
                 self._claim_masks(cg, rob=rob)
@@ -788,7 +806,7 @@ class MCREngine:
         """Masks of the ACT/DISCARD games among ``g`` (rows assumed cleared)."""
         st = self.state
         ph = st.phase[g]
-        ga = g[(ph == Phase.ACT) | (ph == Phase.DISCARD)]
+        ga = g[(ph == _P_ACT) | (ph == _P_DISCARD)]
         if ga.size == 0:
             return
         n = len(ga)
@@ -796,7 +814,7 @@ class MCREngine:
         h = st.hand[ga, c]  # (n, 34)
         opt = np.zeros((n, NUM_ACTIONS), dtype=bool)
         opt[:, PLAY_OFFSET : PLAY_OFFSET + 34] = h > 0
-        act = st.phase[ga] == Phase.ACT
+        act = st.phase[ga] == _P_ACT
         kong_ok = act & (st.tiles_left[ga, c] > 0)
         opt[:, ANGANG_OFFSET : ANGANG_OFFSET + 34] = (h == 4) & kong_ok[:, None]
         opt[:, BUGANG_OFFSET : BUGANG_OFFSET + 34] = (h > 0) & self._pung[ga, c] & kong_ok[:, None]
@@ -820,15 +838,15 @@ class MCREngine:
         out = []
         for j in range(int(st.n_melds[gi, si])):
             kind = int(st.meld_kind[gi, si, j])
-            if kind == MeldKind.ANGANG:
+            if kind == _M_ANGANG:
                 out.append(("ANGANG", int(st.angang_tile[gi, si, j]), 0))
                 continue
             tile = int(st.meld_tile[gi, si, j])
             frm = int(st.meld_from[gi, si, j])
-            if kind == MeldKind.CHI:
+            if kind == _M_CHI:
                 out.append(("CHI", tile, int(st.meld_claimed[gi, si, j]) - tile + 2))
             else:
-                name = "PENG" if kind == MeldKind.PENG else "GANG"
+                name = "PENG" if kind == _M_PENG else "GANG"
                 out.append((name, tile, (si - frm) % 4))
         return out
 
@@ -882,7 +900,7 @@ class MCREngine:
 
     def _record_end(self, gi, reason, winner, frm, win_tile, fans, total, settlement, offenders=()):
         st = self.state
-        st.phase[gi] = Phase.OVER
+        st.phase[gi] = _P_OVER
         st.end_reason[gi] = reason
         st.winner[gi] = winner
         st.win_from[gi] = frm
@@ -960,9 +978,9 @@ class MCREngine:
     def _unrob(self, gi, di, tile) -> None:
         st = self.state
         for j in range(int(st.n_melds[gi, di])):
-            if st.meld_kind[gi, di, j] == MeldKind.GANG and st.meld_tile[gi, di, j] == tile:
+            if st.meld_kind[gi, di, j] == _M_GANG and st.meld_tile[gi, di, j] == tile:
                 if st.meld_added[gi, di, j]:
-                    st.meld_kind[gi, di, j] = MeldKind.PENG
+                    st.meld_kind[gi, di, j] = _M_PENG
                     st.meld_added[gi, di, j] = False
                     self._pung[gi, di, tile] = True
                     st.visible_count[gi, tile] -= 1
@@ -1005,12 +1023,16 @@ _KNITTED = [
 _U1, _U2, _ZERO = np.uint64(1), np.uint64(2), np.uint64(0)
 
 
-def _bits(b: np.ndarray) -> np.ndarray:
-    """``(N, 34) bool`` -> ``(N,) uint64`` with bit t set where ``b[:, t]``."""
-    n = b.shape[0]
-    out = np.zeros((n, 8), dtype=np.uint8)
-    out[:, :5] = np.packbits(b, axis=1, bitorder="little")
-    return out.view("<u8").reshape(n)
+_THRESH = np.arange(4, dtype=np.int8)[None, :, None]  # count > 0, > 1, > 2, > 3
+
+
+def _planes(c: np.ndarray) -> np.ndarray:
+    """``(N, 34)`` counts -> ``(N, 4) uint64``: bit t of plane k set where ``c[:, t] > k``."""
+    n = c.shape[0]
+    ge = c[:, None, :] > _THRESH  # (N, 4, 34)
+    out = np.zeros((n, 4, 8), dtype=np.uint8)
+    out[:, :, :5] = np.packbits(ge, axis=2, bitorder="little")
+    return out.view("<u8").reshape(n, 4)
 
 
 def maybe_complete(counts: np.ndarray, n_melds: np.ndarray) -> np.ndarray:
@@ -1018,9 +1040,10 @@ def maybe_complete(counts: np.ndarray, n_melds: np.ndarray) -> np.ndarray:
 
     False only where the hand is certainly not complete in any form (RULES.md section 2):
     regular form -- a tile held once or four times must share a chow with held neighbours
-    (honors never can); Seven Pairs -- all counts even; Thirteen Orphans -- only terminals and
-    honors; Honors and Knitted Tiles -- no count above 1; Knitted Straight -- the nine tiles of a
-    knitted arrangement held.
+    (honors never can), and every suit holds 3k tiles except the one with the pair (3k + 2);
+    Seven Pairs -- all counts even; Thirteen Orphans -- only terminals and honors; Honors and
+    Knitted Tiles -- no count above 1; Knitted Straight -- the nine tiles of a knitted
+    arrangement held.
 
     Args:
         counts: ``(N, 34)`` int concealed counts (``14 - 3 * n_melds`` tiles each).
@@ -1030,10 +1053,8 @@ def maybe_complete(counts: np.ndarray, n_melds: np.ndarray) -> np.ndarray:
         ``(N,) bool``.
     """
     c = np.asarray(counts)
-    p = _bits(c > 0)
-    g2 = _bits(c > 1)
-    g3 = _bits(c > 2)
-    g4 = _bits(c > 3)
+    planes = _planes(c)
+    p, g2, g3, g4 = planes[:, 0], planes[:, 1], planes[:, 2], planes[:, 3]
     odd = (p & ~g2) | g4
     a1 = (p << _U1) & _HAS_M1
     a2 = (p << _U2) & _HAS_M2
@@ -1041,6 +1062,10 @@ def maybe_complete(counts: np.ndarray, n_melds: np.ndarray) -> np.ndarray:
     b2 = (p >> _U2) & _HAS_P2
     partner = (a2 & a1) | (a1 & b1) | (b1 & b2)
     out = (odd & ~partner) == _ZERO
+    # suit sums: 3k everywhere but the pair's suit (3k + 2); honors: pairs counted one by one
+    mods = c[:, :27].reshape(-1, 3, 9).sum(axis=2, dtype=np.int16) % 3
+    n_pairs = (mods == 2).sum(axis=1) + (c[:, 27:] == 2).sum(axis=1)
+    out &= ~(mods == 1).any(axis=1) & (n_pairs == 1)
     nm = np.asarray(n_melds)
     parity = (p & ~g2) | (g3 & ~g4)
     special = (parity == _ZERO) | ((p & _NON_ORPHAN) == _ZERO) | (g2 == _ZERO)
