@@ -1,0 +1,89 @@
+"""Smoke tests: the scripts users run, with tiny budgets (configs/smoke.yaml)."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import torch
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _script(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_train_then_evaluate_smoke(tmp_path, capsys):
+    out = _script("train").main(
+        [
+            "--config",
+            str(ROOT / "configs" / "smoke.yaml"),
+            "--set",
+            f"runs_dir={tmp_path}",
+            "eval.opponents=[random]",
+            "--no-progress",
+        ]
+    )
+    run_dir = Path(out["run_dir"])
+    assert run_dir.parent == tmp_path and run_dir.name.startswith("smoke-")
+    for f in (
+        "config.yaml",
+        "meta.json",
+        "bc.pt",
+        "ppo_1.pt",
+        "final.pt",
+        "eval.csv",
+        "eval.json",
+        "eval.png",
+    ):
+        assert (run_dir / f).exists(), f
+    resolved = yaml.safe_load((run_dir / "config.yaml").read_text())
+    assert resolved["eval"]["opponents"] == ["random"] and resolved["ppo"]["iterations"] == 1
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert meta["git_commit"] and meta["bc"]["samples"] > 0 and meta["ppo"]["iteration"] == 1
+    ck = torch.load(run_dir / "final.pt", weights_only=True)
+    assert ck["config"]["channels"] == 16
+    assert list((run_dir / "tb").iterdir())
+    printed = capsys.readouterr().out
+    assert "trained vs random" in printed and "mean_points" in printed
+
+    ev = _script("evaluate").main(
+        [
+            "--agent",
+            str(run_dir / "final.pt"),
+            "--opponent",
+            "rule",
+            "--walls",
+            "2",
+            "--seed",
+            "4",
+            "--out",
+            str(tmp_path / "ev"),
+            "--no-progress",
+        ]
+    )
+    assert [s.agent for s in ev.stats] == ["final", "rule"]
+    assert ev.stats[0].hands == 8 and ev.stats[1].hands == 24
+    data = json.loads((tmp_path / "ev" / "eval.json").read_text())
+    assert data["matches"][0]["lineup"] == ["final", "rule", "rule", "rule"]
+    # deterministic for a seed
+    ev2 = _script("evaluate").main(
+        [
+            "--agent",
+            str(run_dir / "final.pt"),
+            "--opponent",
+            "rule",
+            "--walls",
+            "2",
+            "--seed",
+            "4",
+            "--out",
+            str(tmp_path / "ev2"),
+            "--no-progress",
+        ]
+    )
+    assert (ev.points == ev2.points).all()
