@@ -20,7 +20,7 @@ from mcr_env.engine import (
     seeded_walls,
     table_points,
 )
-from mcr_env.engine.core import maybe_complete
+from mcr_env.engine.core import hand_summary, maybe_complete, maybe_complete_plus
 from mcr_env.engine.walls import check_walls
 from mcr_env.scoring.shanten import complete_mask
 
@@ -242,6 +242,19 @@ def test_maybe_complete_never_rejects_a_complete_hand():
     assert full.sum() > 1000
     assert not (full & ~fast).any()
     assert fast.mean() < 0.5  # and it filters
+    # the incremental form (waiting hand + one tile) agrees with the direct one
+    ok = c.max(axis=1) >= 1
+    c13, n13 = c[ok].copy(), n[ok]
+    drop = np.array([rng.choice(np.nonzero(row)[0]) for row in c13])
+    c13[np.arange(len(c13)), drop] -= 1
+    add = rng.integers(0, 34, len(c13))
+    add = np.where(c13[np.arange(len(c13)), add] < 4, add, drop)
+    planes, sums, hp = hand_summary(c13)
+    c14 = c13.copy()
+    c14[np.arange(len(c14)), add] += 1
+    np.testing.assert_array_equal(
+        maybe_complete_plus(planes, sums, hp, n13, add), maybe_complete(c14, n13)
+    )
 
 
 def test_match_rotation_and_winds():

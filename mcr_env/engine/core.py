@@ -198,6 +198,11 @@ class MCREngine:
         self.table_points = np.zeros((b, 4), dtype=np.float32)
         self.last_hand_result: list[HandResult | None] = [None] * b
         self._pung = np.zeros((b, 4, 34), dtype=bool)  # seat s holds a melded pung of tile t
+        # bitboard summary of each seat's hand as it last had 13 - 3 * n_melds tiles (waiting):
+        # a discard/draw then only adds one tile, so Hu pre-filters need no (N, 34) work
+        self._planes = np.zeros((b, 4, 4), dtype=np.uint64)
+        self._suit_sums = np.zeros((b, 4, 3), dtype=np.int16)
+        self._honor_pairs = np.zeros((b, 4), dtype=np.int16)
         self._root_seed: int | None = None
         self._episode = np.full(b, -1, dtype=np.int64)
         self._match_walls: np.ndarray | None = None  # (B, 16, L) explicit match walls
@@ -405,10 +410,30 @@ class MCREngine:
                 st.hand[g, s] = _counts(dealt[:, s])
         st.phase[g] = _P_ACT
         st.current_seat[g] = st.dealer[g]
+        for s in range(4):
+            self._refresh(g, np.full(n, s))
         self._update_tiles_left(g)
         ended = self._draw(g, st.dealer[g].astype(np.int64), np.zeros(n, bool), np.zeros(n, bool))
         if ended.size:  # impossible with 144/136 tiles, kept for safety
             self._end_exhaustive(ended)
+
+    def _refresh(self, g, s) -> None:
+        """Refresh the waiting-hand summary of seats ``s`` of games ``g`` (13 - 3m tiles)."""
+        planes, sums, hp = hand_summary(self.state.hand[g, s])
+        self._planes[g, s] = planes
+        self._suit_sums[g, s] = sums
+        self._honor_pairs[g, s] = hp
+
+    def _maybe_hu(self, g, s, t) -> np.ndarray:
+        """Pre-filter: can seat ``s`` of game ``g`` be complete with tile ``t`` added to its
+        waiting hand? (``(n,) bool``, False = certainly not)."""
+        return maybe_complete_plus(
+            self._planes[g, s],
+            self._suit_sums[g, s],
+            self._honor_pairs[g, s],
+            self.state.n_melds[g, s],
+            t,
+        )
 
     # ------------------------------------------------------------------ walls
     def _seg(self, seats: np.ndarray) -> np.ndarray:
@@ -557,6 +582,7 @@ class MCREngine:
         if (st.hand[g, s, t] <= 0).any():  # guarded by the mask; kept as an invariant check
             raise RuntimeError("engine invariant: discarding a tile not in hand")
         st.hand[g, s, t] -= 1
+        self._refresh(g, s)
         slot = st.n_discards[g, s].astype(np.int64)
         if (slot >= DISCARD_CAPACITY).any():
             raise RuntimeError(f"discard capacity {DISCARD_CAPACITY} exceeded")
@@ -586,6 +612,7 @@ class MCREngine:
         st = self.state
         st.hand[g, s, t] -= 4
         slot = self._add_meld(g, s, _M_ANGANG, -1, -1, -1)
+        self._refresh(g, s)
         st.angang_tile[g, s, slot] = t
         st.drawn_tile[g, s] = -1
         self._draw_req.append((g, s, np.ones(len(g), bool), np.ones(len(g), bool)))
@@ -593,6 +620,7 @@ class MCREngine:
     def _bugang(self, g, s, t) -> None:
         st = self.state
         st.hand[g, s, t] -= 1
+        self._refresh(g, s)
         match = (st.meld_kind[g, s] == _M_PENG) & (st.meld_tile[g, s] == t[:, None])
         slot = match.argmax(axis=1)
         st.meld_kind[g, s, slot] = _M_GANG
@@ -654,6 +682,7 @@ class MCREngine:
                 kind = _M_GANG if gang else _M_PENG
                 self._add_meld(g2, s2, kind, t2, d2, t2)
                 if gang:
+                    self._refresh(g2, s2)
                     self._draw_req.append((g2, s2, np.ones(len(g2), bool), np.ones(len(g2), bool)))
                 else:
                     self._pung[g2, s2, t2] = True
@@ -746,10 +775,10 @@ class MCREngine:
         cnt = h[rr, tt]
         nm = st.n_melds[gg, ss]
         # Hu: cheap necessary test, shape test, then exact scoring of the complete ones
-        h[rr, tt] += 1
         hu_ok = np.zeros(3 * n, dtype=bool)
-        cand = np.nonzero(maybe_complete(h, nm))[0]
+        cand = np.nonzero(self._maybe_hu(gg, ss, tt))[0]
         if cand.size:
+            h[cand, tt[cand]] += 1
             comp = cand[self._complete_mask(h[cand], nm[cand])]
             for r in comp.tolist():
                 gi, si, ti = int(gg[r]), int(ss[r]), int(tt[r])
@@ -819,7 +848,8 @@ class MCREngine:
         opt[:, ANGANG_OFFSET : ANGANG_OFFSET + 34] = (h == 4) & kong_ok[:, None]
         opt[:, BUGANG_OFFSET : BUGANG_OFFSET + 34] = (h > 0) & self._pung[ga, c] & kong_ok[:, None]
         nm = st.n_melds[ga, c]
-        r = np.nonzero(act & maybe_complete(h, nm))[0]
+        r = np.nonzero(act)[0]
+        r = r[self._maybe_hu(ga[r], c[r], st.drawn_tile[ga[r], c[r]])]
         if r.size:
             comp = self._complete_mask(h[r], nm[r])
             for i in r[comp]:
@@ -1035,6 +1065,52 @@ def _planes(c: np.ndarray) -> np.ndarray:
     return out.view("<u8").reshape(n, 4)
 
 
+def hand_summary(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Bitboard summary of hands for :func:`maybe_complete_plus`.
+
+    Args:
+        counts: ``(N, 34)`` int concealed counts.
+
+    Returns:
+        ``planes (N, 4) uint64`` (bit t of plane k: count of t > k), ``suit_sums (N, 3) int16``
+        (tiles per suit W, T, B), ``honor_pairs (N,) int16`` (honor kinds held exactly twice).
+    """
+    c = np.asarray(counts)
+    planes = _planes(c)
+    suit_sums = c[:, :27].reshape(-1, 3, 9).sum(axis=2, dtype=np.int16)
+    honor_pairs = (c[:, 27:] == 2).sum(axis=1, dtype=np.int16)
+    return planes, suit_sums, honor_pairs
+
+
+def maybe_complete_plus(planes, suit_sums, honor_pairs, n_melds, tile) -> np.ndarray:
+    """:func:`maybe_complete` of the hands of :func:`hand_summary` with one ``tile`` added.
+
+    Args:
+        planes, suit_sums, honor_pairs: ``hand_summary`` of ``(N, 34)`` hands of
+            ``13 - 3 * n_melds`` tiles.
+        n_melds: ``(N,)`` int.
+        tile: ``(N,)`` int tile added to each hand (0..33).
+
+    Returns:
+        ``(N,) bool``; False only where hand + tile is certainly not complete.
+    """
+    tile = np.asarray(tile, dtype=np.int64)
+    bit = _U1 << tile.astype(np.uint64)
+    p, g2, g3, g4 = planes[:, 0], planes[:, 1], planes[:, 2], planes[:, 3]
+    had1, had2, had3 = (p & bit) != _ZERO, (g2 & bit) != _ZERO, (g3 & bit) != _ZERO
+    p2 = p | bit
+    g22 = g2 | (p & bit)
+    g32 = g3 | (g2 & bit)
+    g42 = g4 | (g3 & bit)
+    sums = suit_sums.astype(np.int16, copy=True)
+    suited = tile < 27
+    r = np.nonzero(suited)[0]
+    sums[r, tile[r] // 9] += 1
+    honor = ~suited
+    hp = honor_pairs + (honor & had1 & ~had2) - (honor & had2 & ~had3)
+    return _maybe_core(p2, g22, g32, g42, sums % 3, hp, np.asarray(n_melds))
+
+
 def maybe_complete(counts: np.ndarray, n_melds: np.ndarray) -> np.ndarray:
     """Cheap necessary condition for ``complete_mask`` (a vectorized pre-filter on bitboards).
 
@@ -1052,9 +1128,13 @@ def maybe_complete(counts: np.ndarray, n_melds: np.ndarray) -> np.ndarray:
     Returns:
         ``(N,) bool``.
     """
-    c = np.asarray(counts)
-    planes = _planes(c)
-    p, g2, g3, g4 = planes[:, 0], planes[:, 1], planes[:, 2], planes[:, 3]
+    planes, sums, hp = hand_summary(counts)
+    return _maybe_core(
+        planes[:, 0], planes[:, 1], planes[:, 2], planes[:, 3], sums % 3, hp, np.asarray(n_melds)
+    )
+
+
+def _maybe_core(p, g2, g3, g4, mods, honor_pairs, nm) -> np.ndarray:
     odd = (p & ~g2) | g4
     a1 = (p << _U1) & _HAS_M1
     a2 = (p << _U2) & _HAS_M2
@@ -1063,10 +1143,8 @@ def maybe_complete(counts: np.ndarray, n_melds: np.ndarray) -> np.ndarray:
     partner = (a2 & a1) | (a1 & b1) | (b1 & b2)
     out = (odd & ~partner) == _ZERO
     # suit sums: 3k everywhere but the pair's suit (3k + 2); honors: pairs counted one by one
-    mods = c[:, :27].reshape(-1, 3, 9).sum(axis=2, dtype=np.int16) % 3
-    n_pairs = (mods == 2).sum(axis=1) + (c[:, 27:] == 2).sum(axis=1)
+    n_pairs = (mods == 2).sum(axis=1) + honor_pairs
     out &= ~(mods == 1).any(axis=1) & (n_pairs == 1)
-    nm = np.asarray(n_melds)
     parity = (p & ~g2) | (g3 & ~g4)
     special = (parity == _ZERO) | ((p & _NON_ORPHAN) == _ZERO) | (g2 == _ZERO)
     out |= (nm == 0) & special
