@@ -3,10 +3,12 @@
 The four seats of every table share one policy-value network. One iteration:
 
 1. **Rollout.** ``num_envs`` hands are dealt (seeded) and played to their end through the
-   batched engine. At every step the acting seats with more than one legal action are answered
-   by one batched forward pass (masked logits: illegal actions get a large negative logit); the
-   buffer stores ``obs (C, 34)``, ``mask (235,)``, ``action``, ``logprob``, ``value`` and the
-   (game, seat) key. Forced decisions (a single legal action) are played but not stored.
+   native batch env (:class:`mcr_env.envs.batch.MCRBatchEnv`, packed observations of the
+   acting seats, no autoreset). At every step the acting seats with more than one legal
+   action are answered by one batched forward pass (masked logits: illegal actions get a large
+   negative logit); the buffer stores ``obs (C, 34)``, ``mask (235,)``, ``action``,
+   ``logprob``, ``value`` and the (game, seat) key. Forced decisions (a single legal action)
+   are played but not stored.
 2. **Per-seat GAE.** A seat's transitions are its own decision points, in order; the reward is 0
    at every decision except the seat's last one in the hand, which receives the hand's
    settlement (points x ``env.reward_scale``), and the hand end is terminal (bootstrap value 0).
@@ -43,23 +45,31 @@ __all__ = ["rollout", "per_seat_gae", "train_ppo"]
 
 
 def rollout(
-    net: PolicyValueNet, engine, encoder, seed: int, gen: torch.Generator
+    net: PolicyValueNet, env, seed: int, gen: torch.Generator
 ) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """Play one batch of hands to the end with the shared policy, sampling actions.
+
+    Args:
+        net: the policy (eval mode).
+        env: a :class:`mcr_env.envs.batch.MCRBatchEnv` with ``autoreset_mode="disabled"``,
+            ``observe="packed"`` and the ``settlement`` reward.
+        seed: seed of the deal.
+        gen: torch generator for action sampling.
 
     Returns:
         ``(buffer, points)``: buffer arrays of T stored transitions (``obs (T, C, 34)
         float32``, ``mask (T, 235) bool``, ``action (T,) int64``, ``logprob (T,) float32``,
         ``value (T,) float32``, ``key (T,) int64`` = game * 4 + seat, in time order) and the
-        hands' settlements ``(B, 4) float64`` in points.
+        hands' rewards summed per seat ``(B, 4) float64`` (settlement points).
     """
-    engine.reset(seed=seed)
-    b = engine.batch_size
+    obs, _ = env.reset(seed=seed)
+    b = env.num_tables
     buf: dict[str, list] = {k: [] for k in ("obs", "mask", "action", "logprob", "value", "key")}
     points = np.zeros((b, 4), dtype=np.float64)
-    while not bool(np.all(engine.terminated)):
-        games, seats = np.nonzero(engine.to_act)
-        masks = engine.legal_mask[games, seats]
+    terminated = np.zeros(b, dtype=bool)
+    while not bool(terminated.all()):
+        games, seats = obs["games"], obs["seats"]
+        masks = obs["action_mask"][games, seats]
         actions = np.zeros((b, 4), dtype=np.int64)
         free = masks.sum(axis=1) > 1
         forced = ~free
@@ -67,23 +77,21 @@ def rollout(
             actions[games[forced], seats[forced]] = masks[forced].argmax(axis=1)
         if free.any():
             g, s, m = games[free], seats[free], masks[free]
-            obs = encoder.encode(engine.state, g, s)
+            o = obs["observation"][free]
             with torch.no_grad():
-                obs_t = torch.from_numpy(obs)
-                mask_t = torch.from_numpy(m)
-                logits, values = net(obs_t, mask_t)
-                probs = torch.softmax(logits, dim=1)
-                a = torch.multinomial(probs, 1, generator=gen)[:, 0]
+                logits, values = net(torch.from_numpy(o), torch.from_numpy(m))
+                a = torch.multinomial(torch.softmax(logits, dim=1), 1, generator=gen)[:, 0]
                 logp = Categorical(logits=logits).log_prob(a)
             actions[g, s] = a.numpy()
-            buf["obs"].append(obs)
+            buf["obs"].append(o)
             buf["mask"].append(m)
             buf["action"].append(a.numpy().astype(np.int64))
             buf["logprob"].append(logp.numpy())
             buf["value"].append(values.numpy())
             buf["key"].append((g * 4 + s).astype(np.int64))
-        engine.step(actions)
-        points += engine.rewards
+        obs, rewards, term, _, _ = env.step(actions)
+        terminated |= term
+        points += rewards
     out = {k: np.concatenate(v) for k, v in buf.items()}
     return out, points
 
@@ -151,17 +159,22 @@ def train_ppo(
     Raises:
         ValueError: ``cfg.iterations < 0`` or ``cfg.num_envs < 1``.
     """
-    from mcr_env.encoding import get_encoder
     from mcr_env.engine.config import RulesConfig
-    from mcr_env.engine.core import MCREngine
+    from mcr_env.envs.batch import MCRBatchEnv
 
     if cfg.iterations < 0 or cfg.num_envs < 1:
         raise ValueError(f"iterations must be >= 0 and num_envs >= 1, got {cfg}")
     # ---- seeding
     gen = torch.Generator().manual_seed(seed)
     rng = np.random.default_rng(seed)
-    encoder = get_encoder(env.encoder)
-    engine = MCREngine(cfg.num_envs, config=RulesConfig.from_dict(dict(env.rules)))
+    batch_env = MCRBatchEnv(
+        cfg.num_envs,
+        config=RulesConfig.from_dict(dict(env.rules)),
+        encoder=env.encoder,
+        reward="settlement",
+        autoreset_mode="disabled",
+        observe="packed",
+    )
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
     net.eval()  # BatchNorm statistics stay frozen (see module docstring)
     global_step = 0
@@ -173,12 +186,12 @@ def train_ppo(
             frac = 1.0 - (iteration - 1.0) / cfg.iterations
             optimizer.param_groups[0]["lr"] = frac * cfg.lr
         # ---- rollout: complete hands
-        buf, points = rollout(net, engine, encoder, seed * 100_003 + iteration, gen)
+        buf, points = rollout(net, batch_env, seed * 100_003 + iteration, gen)
         t = len(buf["action"])
         global_step += t
         final_reward = (points.reshape(-1) * env.reward_scale).astype(np.float64)
         adv, ret = per_seat_gae(buf["key"], buf["value"], final_reward, cfg.gamma, cfg.gae_lambda)
-        winners = engine.state.winner
+        winners = batch_env.engine.state.winner
         won = winners >= 0
         win_pts = points[np.nonzero(won)[0], winners[won]] if won.any() else np.zeros(0)
 
