@@ -20,7 +20,7 @@ from mcr_env.engine import (
     seeded_walls,
     table_points,
 )
-from mcr_env.engine.core import hand_summary, maybe_complete, maybe_complete_plus
+from mcr_env.engine.handshape import complete_with, summarize
 from mcr_env.engine.walls import check_walls
 from mcr_env.scoring.shanten import complete_mask
 
@@ -211,50 +211,66 @@ def test_seat_view_hides_other_seats():
     assert isinstance(GameState.empty(2).copy(), GameState)
 
 
-def test_maybe_complete_never_rejects_a_complete_hand():
-    rng = np.random.default_rng(0)
-    rows, melds = [], []
+def _waiting_hands(rng, n_random=6000, n_built=6000):
+    """Random ``13 - 3m`` hands and hands one tile short of sets + pair / special forms."""
     tiles = np.repeat(np.arange(34), 4)
-    for _ in range(20000):
+    rows, melds = [], []
+    for _ in range(n_random):
         m = int(rng.integers(0, 5))
-        h = np.bincount(rng.choice(tiles, 14 - 3 * m, replace=False), minlength=34)
-        rows.append(h)
+        rows.append(np.bincount(rng.choice(tiles, 13 - 3 * m, replace=False), minlength=34))
         melds.append(m)
-    # near-complete constructions: sets + pair
-    for _ in range(5000):
-        m = int(rng.integers(0, 5))
+    for _ in range(n_built):
+        m = int(rng.integers(0, 2)) if rng.random() < 0.3 else int(rng.integers(0, 5))
         h = np.zeros(34, dtype=np.int64)
-        for _ in range(4 - m):
-            if rng.random() < 0.5:
-                t = int(rng.integers(0, 34))
-                h[t] += 3
+        form = rng.random()
+        if form < 0.1 and m == 0:  # seven pairs
+            for t in rng.choice(34, 7, replace=False):
+                h[t] += 2
+        elif form < 0.2 and m == 0:  # thirteen orphans
+            h[[0, 8, 9, 17, 18, 26, *range(27, 34)]] = 1
+            h[rng.choice([0, 8, 9, 17, 18, 26, *range(27, 34)])] += 1
+        elif form < 0.3 and m <= 1:  # knitted straight / honors and knitted
+            perm = rng.permutation(3)
+            for suit, start in enumerate(perm):
+                h[[9 * suit + start, 9 * suit + start + 3, 9 * suit + start + 6]] = 1
+            if m == 0 and rng.random() < 0.5:
+                h[rng.choice(range(27, 34), 5, replace=False)] += 1
             else:
-                s, r = int(rng.integers(0, 3)), int(rng.integers(0, 7))
-                h[9 * s + r : 9 * s + r + 3] += 1
-        h[int(rng.integers(0, 34))] += 2
-        if (h <= 4).all():
+                h[int(rng.integers(27, 34))] += 2
+                if m == 0:
+                    h[int(rng.integers(27, 34))] += 3
+        else:
+            for _ in range(4 - m):
+                if rng.random() < 0.4:
+                    h[int(rng.integers(0, 34))] += 3
+                else:
+                    s, r = int(rng.integers(0, 3)), int(rng.integers(0, 7))
+                    h[9 * s + r : 9 * s + r + 3] += 1
+            h[int(rng.integers(0, 34))] += 2
+        if (h <= 4).all() and h.sum() == 14 - 3 * m:
+            h[rng.choice(np.nonzero(h)[0])] -= 1
             rows.append(h)
             melds.append(m)
-    c = np.array(rows, dtype=np.int8)
-    n = np.array(melds)
-    full = complete_mask(c, n)
-    fast = maybe_complete(c, n)
-    assert full.sum() > 1000
-    assert not (full & ~fast).any()
-    assert fast.mean() < 0.5  # and it filters
-    # the incremental form (waiting hand + one tile) agrees with the direct one
-    ok = c.max(axis=1) >= 1
-    c13, n13 = c[ok].copy(), n[ok]
-    drop = np.array([rng.choice(np.nonzero(row)[0]) for row in c13])
-    c13[np.arange(len(c13)), drop] -= 1
-    add = rng.integers(0, 34, len(c13))
-    add = np.where(c13[np.arange(len(c13)), add] < 4, add, drop)
-    planes, sums, hp = hand_summary(c13)
-    c14 = c13.copy()
-    c14[np.arange(len(c14)), add] += 1
-    np.testing.assert_array_equal(
-        maybe_complete_plus(planes, sums, hp, n13, add), maybe_complete(c14, n13)
-    )
+    return np.array(rows, dtype=np.int8), np.array(melds)
+
+
+def test_incremental_completeness_matches_complete_mask():
+    rng = np.random.default_rng(0)
+    c13, n13 = _waiting_hands(rng)
+    summary = summarize(c13)
+    hits = 0
+    for t in range(34):
+        tile = np.full(len(c13), t)
+        ok = c13[:, t] < 4
+        c14 = c13[ok].copy()
+        c14[:, t] += 1
+        want = complete_mask(c14, n13[ok])
+        got, uncertain = complete_with(*(x[ok] for x in summary), n13[ok], tile[ok])
+        # exact where certain; uncertain rows are the only ones left to the exact test
+        np.testing.assert_array_equal(got | (uncertain & want), want)
+        assert not (got & uncertain).any()
+        hits += int(want.sum())
+    assert hits > 3000
 
 
 def test_match_rotation_and_winds():

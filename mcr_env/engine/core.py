@@ -52,6 +52,7 @@ from mcr_env.engine.actions import (
     ActionKind,
 )
 from mcr_env.engine.config import RulesConfig
+from mcr_env.engine.handshape import complete_with, summarize
 from mcr_env.engine.state import (
     BOTZONE_SEGMENT,
     DISCARD_CAPACITY,
@@ -201,6 +202,7 @@ class MCREngine:
         # bitboard summary of each seat's hand as it last had 13 - 3 * n_melds tiles (waiting):
         # a discard/draw then only adds one tile, so Hu pre-filters need no (N, 34) work
         self._planes = np.zeros((b, 4, 4), dtype=np.uint64)
+        self._suit_keys = np.zeros((b, 4, 3), dtype=np.int64)
         self._suit_sums = np.zeros((b, 4, 3), dtype=np.int16)
         self._honor_pairs = np.zeros((b, 4), dtype=np.int16)
         self._root_seed: int | None = None
@@ -278,8 +280,8 @@ class MCREngine:
                 arr2 = check_walls(arr, self.config.wall_layout)
                 explicit = self._rows_for(arr2, g, "walls")
         self._started = True
-        self.rewards[:] = 0
-        self.player_rewards[:] = 0
+        self.rewards[sel] = 0
+        self.player_rewards[sel] = 0
         self.hand_over[sel] = False
         self.terminated[sel] = False
         self.table_points[sel] = 0
@@ -419,21 +421,32 @@ class MCREngine:
 
     def _refresh(self, g, s) -> None:
         """Refresh the waiting-hand summary of seats ``s`` of games ``g`` (13 - 3m tiles)."""
-        planes, sums, hp = hand_summary(self.state.hand[g, s])
+        planes, keys, sums, hp = summarize(self.state.hand[g, s])
         self._planes[g, s] = planes
+        self._suit_keys[g, s] = keys
         self._suit_sums[g, s] = sums
         self._honor_pairs[g, s] = hp
 
-    def _maybe_hu(self, g, s, t) -> np.ndarray:
-        """Pre-filter: can seat ``s`` of game ``g`` be complete with tile ``t`` added to its
-        waiting hand? (``(n,) bool``, False = certainly not)."""
-        return maybe_complete_plus(
+    def _complete_with(self, g, s, t, in_hand: bool = False) -> np.ndarray:
+        """``(n,) bool``: the waiting hand of seat ``s`` of game ``g`` is complete with tile
+        ``t`` added (any form, shape only; RULES.md section 2). ``in_hand``: the state's hand
+        already holds ``t`` (a draw)."""
+        nm = self.state.n_melds[g, s]
+        complete, uncertain = complete_with(
             self._planes[g, s],
+            self._suit_keys[g, s],
             self._suit_sums[g, s],
             self._honor_pairs[g, s],
-            self.state.n_melds[g, s],
+            nm,
             t,
         )
+        if uncertain.any():
+            r = np.nonzero(uncertain)[0]
+            h = self.state.hand[g[r], s[r]]
+            if not in_hand:
+                h[np.arange(len(r)), t[r]] += 1
+            complete[r] = self._complete_mask(h, nm[r])
+        return complete
 
     # ------------------------------------------------------------------ walls
     def _seg(self, seats: np.ndarray) -> np.ndarray:
@@ -773,13 +786,11 @@ class MCREngine:
         rr = np.arange(3 * n)
         h = st.hand[gg, ss]  # (3n, 34) copy
         cnt = h[rr, tt]
-        nm = st.n_melds[gg, ss]
         # Hu: cheap necessary test, shape test, then exact scoring of the complete ones
         hu_ok = np.zeros(3 * n, dtype=bool)
-        cand = np.nonzero(self._maybe_hu(gg, ss, tt))[0]
-        if cand.size:
-            h[cand, tt[cand]] += 1
-            comp = cand[self._complete_mask(h[cand], nm[cand])]
+        comp = np.nonzero(self._complete_with(gg, ss, tt))[0]
+        if comp.size:
+            h[comp, tt[comp]] += 1
             for r in comp.tolist():
                 gi, si, ti = int(gg[r]), int(ss[r]), int(tt[r])
                 res = self._score(gi, si, ti, self_drawn=False, rob=rob, hand14=h[r])
@@ -847,12 +858,11 @@ class MCREngine:
         kong_ok = act & (st.tiles_left[ga, c] > 0)
         opt[:, ANGANG_OFFSET : ANGANG_OFFSET + 34] = (h == 4) & kong_ok[:, None]
         opt[:, BUGANG_OFFSET : BUGANG_OFFSET + 34] = (h > 0) & self._pung[ga, c] & kong_ok[:, None]
-        nm = st.n_melds[ga, c]
         r = np.nonzero(act)[0]
-        r = r[self._maybe_hu(ga[r], c[r], st.drawn_tile[ga[r], c[r]])]
+        drawn = st.drawn_tile[ga[r], c[r]].astype(np.int64)
+        r = r[self._complete_with(ga[r], c[r], drawn, in_hand=True)]
         if r.size:
-            comp = self._complete_mask(h[r], nm[r])
-            for i in r[comp]:
+            for i in r:
                 gi, si = int(ga[i]), int(c[i])
                 ti = int(st.drawn_tile[gi, si])
                 res = self._score(gi, si, ti, self_drawn=True, rob=False, hand14=h[i])
@@ -1029,132 +1039,6 @@ def table_points(scores: np.ndarray) -> np.ndarray:
         equal = (scores == scores[:, p : p + 1]).sum(axis=1)
         for i in range(scores.shape[0]):
             out[i, p] = pts[higher[i] : higher[i] + equal[i]].mean()
-    return out
-
-
-def _bitmask(tiles) -> np.uint64:
-    out = 0
-    for t in tiles:
-        out |= 1 << int(t)
-    return np.uint64(out)
-
-
-_RANK = np.arange(34) % 9
-_SUITED = np.arange(34) < 27
-_HAS_M1 = _bitmask(np.nonzero(_SUITED & (_RANK >= 1))[0])  # tile t-1 is in t's suit
-_HAS_M2 = _bitmask(np.nonzero(_SUITED & (_RANK >= 2))[0])
-_HAS_P1 = _bitmask(np.nonzero(_SUITED & (_RANK <= 7))[0])
-_HAS_P2 = _bitmask(np.nonzero(_SUITED & (_RANK <= 6))[0])
-_NON_ORPHAN = _bitmask([t for t in range(27) if t % 9 not in (0, 8)])
-_KNITTED = [
-    _bitmask([9 * suit + start + 3 * j for suit, start in enumerate(perm) for j in range(3)])
-    for perm in __import__("itertools").permutations(range(3))
-]  # the six knitted arrangements (147/258/369 over the three suits)
-_U1, _U2, _ZERO = np.uint64(1), np.uint64(2), np.uint64(0)
-
-
-_THRESH = np.arange(4, dtype=np.int8)[None, :, None]  # count > 0, > 1, > 2, > 3
-
-
-def _planes(c: np.ndarray) -> np.ndarray:
-    """``(N, 34)`` counts -> ``(N, 4) uint64``: bit t of plane k set where ``c[:, t] > k``."""
-    n = c.shape[0]
-    ge = c[:, None, :] > _THRESH  # (N, 4, 34)
-    out = np.zeros((n, 4, 8), dtype=np.uint8)
-    out[:, :, :5] = np.packbits(ge, axis=2, bitorder="little")
-    return out.view("<u8").reshape(n, 4)
-
-
-def hand_summary(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Bitboard summary of hands for :func:`maybe_complete_plus`.
-
-    Args:
-        counts: ``(N, 34)`` int concealed counts.
-
-    Returns:
-        ``planes (N, 4) uint64`` (bit t of plane k: count of t > k), ``suit_sums (N, 3) int16``
-        (tiles per suit W, T, B), ``honor_pairs (N,) int16`` (honor kinds held exactly twice).
-    """
-    c = np.asarray(counts)
-    planes = _planes(c)
-    suit_sums = c[:, :27].reshape(-1, 3, 9).sum(axis=2, dtype=np.int16)
-    honor_pairs = (c[:, 27:] == 2).sum(axis=1, dtype=np.int16)
-    return planes, suit_sums, honor_pairs
-
-
-def maybe_complete_plus(planes, suit_sums, honor_pairs, n_melds, tile) -> np.ndarray:
-    """:func:`maybe_complete` of the hands of :func:`hand_summary` with one ``tile`` added.
-
-    Args:
-        planes, suit_sums, honor_pairs: ``hand_summary`` of ``(N, 34)`` hands of
-            ``13 - 3 * n_melds`` tiles.
-        n_melds: ``(N,)`` int.
-        tile: ``(N,)`` int tile added to each hand (0..33).
-
-    Returns:
-        ``(N,) bool``; False only where hand + tile is certainly not complete.
-    """
-    tile = np.asarray(tile, dtype=np.int64)
-    bit = _U1 << tile.astype(np.uint64)
-    p, g2, g3, g4 = planes[:, 0], planes[:, 1], planes[:, 2], planes[:, 3]
-    had1, had2, had3 = (p & bit) != _ZERO, (g2 & bit) != _ZERO, (g3 & bit) != _ZERO
-    p2 = p | bit
-    g22 = g2 | (p & bit)
-    g32 = g3 | (g2 & bit)
-    g42 = g4 | (g3 & bit)
-    sums = suit_sums.astype(np.int16, copy=True)
-    suited = tile < 27
-    r = np.nonzero(suited)[0]
-    sums[r, tile[r] // 9] += 1
-    honor = ~suited
-    hp = honor_pairs + (honor & had1 & ~had2) - (honor & had2 & ~had3)
-    return _maybe_core(p2, g22, g32, g42, sums % 3, hp, np.asarray(n_melds))
-
-
-def maybe_complete(counts: np.ndarray, n_melds: np.ndarray) -> np.ndarray:
-    """Cheap necessary condition for ``complete_mask`` (a vectorized pre-filter on bitboards).
-
-    False only where the hand is certainly not complete in any form (RULES.md section 2):
-    regular form -- a tile held once or four times must share a chow with held neighbours
-    (honors never can), and every suit holds 3k tiles except the one with the pair (3k + 2);
-    Seven Pairs -- all counts even; Thirteen Orphans -- only terminals and honors; Honors and
-    Knitted Tiles -- no count above 1; Knitted Straight -- the nine tiles of a knitted
-    arrangement held.
-
-    Args:
-        counts: ``(N, 34)`` int concealed counts (``14 - 3 * n_melds`` tiles each).
-        n_melds: ``(N,)`` int.
-
-    Returns:
-        ``(N,) bool``.
-    """
-    planes, sums, hp = hand_summary(counts)
-    return _maybe_core(
-        planes[:, 0], planes[:, 1], planes[:, 2], planes[:, 3], sums % 3, hp, np.asarray(n_melds)
-    )
-
-
-def _maybe_core(p, g2, g3, g4, mods, honor_pairs, nm) -> np.ndarray:
-    odd = (p & ~g2) | g4
-    a1 = (p << _U1) & _HAS_M1
-    a2 = (p << _U2) & _HAS_M2
-    b1 = (p >> _U1) & _HAS_P1
-    b2 = (p >> _U2) & _HAS_P2
-    partner = (a2 & a1) | (a1 & b1) | (b1 & b2)
-    out = (odd & ~partner) == _ZERO
-    # suit sums: 3k everywhere but the pair's suit (3k + 2); honors: pairs counted one by one
-    n_pairs = (mods == 2).sum(axis=1) + honor_pairs
-    out &= ~(mods == 1).any(axis=1) & (n_pairs == 1)
-    parity = (p & ~g2) | (g3 & ~g4)
-    special = (parity == _ZERO) | ((p & _NON_ORPHAN) == _ZERO) | (g2 == _ZERO)
-    out |= (nm == 0) & special
-    ks = ~out & (nm <= 1)
-    if ks.any():
-        pk = p[ks]
-        hit = np.zeros(pk.shape[0], dtype=bool)
-        for m in _KNITTED:
-            hit |= (pk & m) == m
-        out[ks] = hit
     return out
 
 

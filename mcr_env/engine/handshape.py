@@ -1,0 +1,148 @@
+"""Incremental completeness test for the engine's hot path (RULES.md section 2, winning forms).
+
+The engine asks, at every discard and every draw, "is this waiting hand complete with tile t
+added?" for up to three seats of every game. Instead of building ``(N, 34)`` count arrays each
+time, it keeps a small summary of each seat's waiting hand (``13 - 3 * n_melds`` tiles),
+refreshed only when that hand changes, and answers with a few uint64 / int64 operations:
+
+* ``planes (N, 4) uint64`` -- bit t of plane k is set where the count of tile t is > k;
+* ``suit_keys (N, 3) int64`` -- each suit's nine counts read as one base-5 number;
+* ``suit_sums (N, 3) int16`` -- tiles per suit; ``honor_pairs (N,) int16`` -- honors held twice.
+
+:func:`complete_with` is exact for the regular form (a table of the base-5 keys of every suit
+that splits into sets, with or without one pair), Seven Pairs, Thirteen Orphans and Honors and
+Knitted Tiles; it marks Knitted Straight candidates as ``uncertain`` for the caller to settle
+with :func:`mcr_env.scoring.shanten.complete_mask`.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations_with_replacement, permutations
+
+import numpy as np
+
+POW5 = 5 ** np.arange(9, dtype=np.int64)
+"""``(9,) int64``: base-5 weights of the ranks in a suit key."""
+
+
+def _build_suit_table() -> np.ndarray:
+    """``(5**9,) uint8``: bit 0 where the suit splits into sets only, bit 1 into sets + a pair."""
+    sets = []
+    for r in range(7):
+        v = np.zeros(9, dtype=np.int64)
+        v[r : r + 3] = 1
+        sets.append(v)
+    for r in range(9):
+        v = np.zeros(9, dtype=np.int64)
+        v[r] = 3
+        sets.append(v)
+    vecs = [np.zeros(9, dtype=np.int64)]
+    for k in range(1, 5):
+        for combo in combinations_with_replacement(range(len(sets)), k):
+            vecs.append(sum(sets[i] for i in combo))
+    v = np.array(vecs)
+    v = v[(v <= 4).all(axis=1)]
+    table = np.zeros(5**9, dtype=np.uint8)
+    table[v @ POW5] |= 1
+    for r in range(9):
+        w = v.copy()
+        w[:, r] += 2
+        w = w[(w <= 4).all(axis=1)]
+        table[w @ POW5] |= 2
+    return table
+
+
+SUIT_TABLE = _build_suit_table()
+"""``(5**9,) uint8`` indexed by suit key: bit 0 = sets only, bit 1 = sets and one pair."""
+
+
+def _bitmask(tiles) -> np.uint64:
+    out = 0
+    for t in tiles:
+        out |= 1 << int(t)
+    return np.uint64(out)
+
+
+_U1, _ZERO = np.uint64(1), np.uint64(0)
+_HONORS = _bitmask(range(27, 34))
+_SIMPLES = _bitmask([t for t in range(27) if t % 9 not in (0, 8)])
+_ORPHANS13 = _bitmask([0, 8, 9, 17, 18, 26, *range(27, 34)])
+_KNITTED = [
+    _bitmask([9 * suit + start + 3 * j for suit, start in enumerate(perm) for j in range(3)])
+    for perm in permutations(range(3))
+]  # the six knitted arrangements (147 / 258 / 369 over the three suits)
+_THRESH = np.arange(4, dtype=np.int8)[None, :, None]
+
+
+def summarize(counts) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Summary of hands for :func:`complete_with`.
+
+    Args:
+        counts: ``(N, 34)`` int concealed counts (0..4).
+
+    Returns:
+        ``planes (N, 4) uint64``, ``suit_keys (N, 3) int64``, ``suit_sums (N, 3) int16``,
+        ``honor_pairs (N,) int16`` (see the module docstring).
+    """
+    c = np.asarray(counts)
+    n = c.shape[0]
+    ge = c[:, None, :] > _THRESH  # (N, 4, 34)
+    packed = np.zeros((n, 4, 8), dtype=np.uint8)
+    packed[:, :, :5] = np.packbits(ge, axis=2, bitorder="little")
+    planes = packed.view("<u8").reshape(n, 4)
+    suits = c[:, :27].reshape(n, 3, 9).astype(np.int64)
+    keys = suits @ POW5
+    sums = suits.sum(axis=2).astype(np.int16)
+    honor_pairs = (c[:, 27:] == 2).sum(axis=1).astype(np.int16)
+    return planes, keys, sums, honor_pairs
+
+
+def complete_with(planes, suit_keys, suit_sums, honor_pairs, n_melds, tile):
+    """Is each waiting hand complete once ``tile`` is added?
+
+    Args:
+        planes, suit_keys, suit_sums, honor_pairs: :func:`summarize` of ``(N, 34)`` hands of
+            ``13 - 3 * n_melds`` tiles.
+        n_melds: ``(N,)`` int melds declared (0..4).
+        tile: ``(N,)`` int tile added (0..33).
+
+    Returns:
+        ``(complete (N,) bool, uncertain (N,) bool)``: ``complete`` is exact for the regular
+        form, Seven Pairs, Thirteen Orphans and Honors and Knitted Tiles; rows in
+        ``uncertain`` (not ``complete``, but holding a knitted arrangement) may still be a
+        Knitted Straight and must be tested exactly by the caller.
+    """
+    tile = np.asarray(tile, dtype=np.int64)
+    nm = np.asarray(n_melds)
+    n = tile.shape[0]
+    bit = _U1 << tile.astype(np.uint64)
+    p, g2, g3, g4 = planes[:, 0], planes[:, 1], planes[:, 2], planes[:, 3]
+    had1, had2, had3 = (p & bit) != _ZERO, (g2 & bit) != _ZERO, (g3 & bit) != _ZERO
+    p, g2, g3, g4 = p | bit, g2 | (p & bit), g3 | (g2 & bit), g4 | (g3 & bit)
+    keys = suit_keys.copy()
+    sums = suit_sums.astype(np.int16, copy=True)
+    r = np.nonzero(tile < 27)[0]
+    keys[r, tile[r] // 9] += POW5[tile[r] % 9]
+    sums[r, tile[r] // 9] += 1
+    honor = tile >= 27
+    hp = honor_pairs + (honor & had1 & ~had2) - (honor & had2 & ~had3)
+    # regular form: each suit splits into sets (3k tiles) or sets + the pair (3k + 2 tiles),
+    # honors are pungs or the pair, exactly one pair in all
+    mods = sums % 3
+    bits = SUIT_TABLE[keys]
+    suit_ok = np.where(mods == 0, bits & 1, np.where(mods == 2, bits & 2, 0)) != 0
+    honors_odd = ((p & ~g2) | g4) & _HONORS
+    regular = suit_ok.all(axis=1) & (honors_odd == _ZERO) & ((mods == 2).sum(axis=1) + hp == 1)
+    concealed = nm == 0
+    parity = (p & ~g2) | (g3 & ~g4)
+    seven = parity == _ZERO
+    orphans = ((p & _SIMPLES) == _ZERO) & ((p & _ORPHANS13) == _ORPHANS13)
+    knitted_in = np.zeros(n, dtype=bool)
+    honors_knitted = np.zeros(n, dtype=bool)
+    single = g2 == _ZERO
+    for m in _KNITTED:
+        honors_knitted |= (p & ~(m | _HONORS)) == _ZERO
+        knitted_in |= (p & m) == m
+    complete = regular | (concealed & (seven | orphans | (single & honors_knitted)))
+    uncertain = ~complete & (nm <= 1) & knitted_in
+    return complete, uncertain
