@@ -20,7 +20,7 @@ from mcr_env.engine import (
     seeded_walls,
     table_points,
 )
-from mcr_env.engine.handshape import complete_with, summarize
+from mcr_env.engine.handshape import complete_with, may_wait, summarize
 from mcr_env.engine.walls import check_walls
 from mcr_env.scoring.shanten import complete_mask
 
@@ -258,6 +258,9 @@ def test_incremental_completeness_matches_complete_mask():
     rng = np.random.default_rng(0)
     c13, n13 = _waiting_hands(rng)
     summary = summarize(c13)
+    planes, _, sums, hp = summary
+    waits = may_wait(planes, sums, hp, n13)
+    assert waits.mean() < 0.6
     hits = 0
     for t in range(34):
         tile = np.full(len(c13), t)
@@ -269,6 +272,7 @@ def test_incremental_completeness_matches_complete_mask():
         # exact where certain; uncertain rows are the only ones left to the exact test
         np.testing.assert_array_equal(got | (uncertain & want), want)
         assert not (got & uncertain).any()
+        assert not (want & ~waits[ok]).any()  # may_wait never skips a real wait
         hits += int(want.sum())
     assert hits > 3000
 

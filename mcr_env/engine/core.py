@@ -52,7 +52,7 @@ from mcr_env.engine.actions import (
     ActionKind,
 )
 from mcr_env.engine.config import RulesConfig
-from mcr_env.engine.handshape import complete_with, summarize
+from mcr_env.engine.handshape import complete_with, may_wait, summarize
 from mcr_env.engine.state import (
     BOTZONE_SEGMENT,
     DISCARD_CAPACITY,
@@ -205,6 +205,7 @@ class MCREngine:
         self._suit_keys = np.zeros((b, 4, 3), dtype=np.int64)
         self._suit_sums = np.zeros((b, 4, 3), dtype=np.int16)
         self._honor_pairs = np.zeros((b, 4), dtype=np.int16)
+        self._may_wait = np.zeros((b, 4), dtype=bool)  # some tile might complete the hand
         self._root_seed: int | None = None
         self._episode = np.full(b, -1, dtype=np.int64)
         self._match_walls: np.ndarray | None = None  # (B, 16, L) explicit match walls
@@ -426,13 +427,19 @@ class MCREngine:
         self._suit_keys[g, s] = keys
         self._suit_sums[g, s] = sums
         self._honor_pairs[g, s] = hp
+        self._may_wait[g, s] = may_wait(planes, sums, hp, self.state.n_melds[g, s])
 
     def _complete_with(self, g, s, t, in_hand: bool = False) -> np.ndarray:
         """``(n,) bool``: the waiting hand of seat ``s`` of game ``g`` is complete with tile
         ``t`` added (any form, shape only; RULES.md section 2). ``in_hand``: the state's hand
         already holds ``t`` (a draw)."""
+        complete = np.zeros(len(g), dtype=bool)
+        keep = np.nonzero(self._may_wait[g, s])[0]
+        if keep.size == 0:
+            return complete
+        g, s, t = g[keep], s[keep], t[keep]
         nm = self.state.n_melds[g, s]
-        complete, uncertain = complete_with(
+        sub, uncertain = complete_with(
             self._planes[g, s],
             self._suit_keys[g, s],
             self._suit_sums[g, s],
@@ -445,7 +452,8 @@ class MCREngine:
             h = self.state.hand[g[r], s[r]]
             if not in_hand:
                 h[np.arange(len(r)), t[r]] += 1
-            complete[r] = self._complete_mask(h, nm[r])
+            sub[r] = self._complete_mask(h, nm[r])
+        complete[keep] = sub
         return complete
 
     # ------------------------------------------------------------------ walls

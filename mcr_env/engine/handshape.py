@@ -146,3 +146,68 @@ def complete_with(planes, suit_keys, suit_sums, honor_pairs, n_melds, tile):
     complete = regular | (concealed & (seven | orphans | (single & honors_knitted)))
     uncertain = ~complete & (nm <= 1) & knitted_in
     return complete, uncertain
+
+
+_HAS_M1 = _bitmask([t for t in range(27) if t % 9 >= 1])  # tile t - 1 is in t's suit
+_HAS_M2 = _bitmask([t for t in range(27) if t % 9 >= 2])
+_HAS_P1 = _bitmask([t for t in range(27) if t % 9 <= 7])
+_HAS_P2 = _bitmask([t for t in range(27) if t % 9 <= 6])
+
+
+def _at_most_one_bit(x: np.ndarray) -> np.ndarray:
+    return (x & (x - _U1)) == _ZERO
+
+
+def may_wait(planes, suit_sums, honor_pairs, n_melds) -> np.ndarray:
+    """Cheap necessary condition for "some tile completes this waiting hand".
+
+    Args:
+        planes, suit_sums, honor_pairs: :func:`summarize` of ``(N, 34)`` hands of
+            ``13 - 3 * n_melds`` tiles.
+        n_melds: ``(N,)`` int.
+
+    Returns:
+        ``(N,) bool``; False only where no tile can complete the hand in any form, so the
+        engine skips those seats' Hu tests until their hand changes. Regular form: the tiles
+        that cannot be part of a set or the pair (held once or four times without chow
+        neighbours; honors held once or four times) must all lie within five ranks of one suit
+        (one added tile can fix no more), or be a single honor; the suit sizes must allow one
+        tile to make every suit 3k except the pair's. Seven Pairs: at most one odd count.
+        Thirteen Orphans: only terminals and honors. Honors and Knitted Tiles: no pair, tiles
+        within honors and one knitted arrangement. Knitted Straight: at most one tile of a
+        knitted arrangement missing.
+    """
+    nm = np.asarray(n_melds)
+    p, g2, g3, g4 = planes[:, 0], planes[:, 1], planes[:, 2], planes[:, 3]
+    odd = (p & ~g2) | g4
+    a1 = (p << _U1) & _HAS_M1
+    a2 = (p << np.uint64(2)) & _HAS_M2
+    b1 = (p >> _U1) & _HAS_P1
+    b2 = (p >> np.uint64(2)) & _HAS_P2
+    partner = (a2 & a1) | (a1 & b1) | (b1 & b2)
+    bad = odd & ~partner  # includes every honor held once or four times
+    low = bad & (~bad + _U1)  # lowest set bit
+    lo = np.log2(np.maximum(low, _U1).astype(np.float64)).astype(np.int64)
+    hi = np.log2(np.maximum(bad, _U1).astype(np.float64)).astype(np.int64)
+    same_suit = (lo // 9 == hi // 9) & (hi < 27)
+    window = (bad == _ZERO) | (same_suit & (hi - lo <= 4)) | ((lo == hi) & (lo >= 27))
+    mods = suit_sums % 3
+    n1 = (mods == 1).sum(axis=1)
+    n2 = (mods == 2).sum(axis=1)
+    hp = honor_pairs
+    # after adding one tile: no suit with 3k + 1 and exactly one pair in all
+    # after adding one tile (to a suit: +1 to its size; to an honor: a pair or a pung more):
+    # no suit of 3k + 1 tiles and exactly one pair in all
+    sizes = ((n1 == 1) & (n2 == 0) & (hp == 0)) | ((n1 == 0) & (n2 + hp <= 2))
+    regular = window & sizes
+    concealed = nm == 0
+    parity = (p & ~g2) | (g3 & ~g4)
+    seven = _at_most_one_bit(parity)
+    orphans = (p & _SIMPLES) == _ZERO
+    hk = np.zeros(p.shape[0], dtype=bool)
+    ks = np.zeros(p.shape[0], dtype=bool)
+    single = g2 == _ZERO
+    for m in _KNITTED:
+        hk |= (p & ~(m | _HONORS)) == _ZERO
+        ks |= _at_most_one_bit(m & ~p)
+    return regular | (concealed & (seven | orphans | (single & hk))) | ((nm <= 1) & ks)
