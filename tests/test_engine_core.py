@@ -344,3 +344,26 @@ def test_match_explicit_walls_per_hand():
         eng.step(random_actions(eng, rng))
     np.testing.assert_array_equal(eng.state.wall[0], walls[1])
     assert eng.last_hand_result[0].end_reason in tuple(EndReason)
+
+
+def test_replay_from_walls_and_actions():
+    """A game is fully determined by its wall and the actions: replaying them reproduces it."""
+    eng = MCREngine(16, RulesConfig(wall_layout="botzone"))
+    eng.reset(seed=21)
+    walls = eng.state.wall[:, :136].copy()  # botzone: four 34-tile walls in a row
+    rng = np.random.default_rng(2)
+    log, states = [], []
+    while not eng.terminated.all():
+        a = random_actions(eng, rng)
+        log.append(a)
+        eng.step(a)
+        states.append(eng.state.copy())
+    rep = MCREngine(16, RulesConfig(wall_layout="botzone"))
+    rep.reset(walls=walls)
+    for a, want in zip(log, states):
+        rep.step(a)
+        for name in fields_in_scope("public") + fields_in_scope("private"):
+            np.testing.assert_array_equal(getattr(rep.state, name), getattr(want, name), name)
+    assert [r.settlement.tolist() for r in rep.last_hand_result] == [
+        r.settlement.tolist() for r in eng.last_hand_result
+    ]

@@ -908,7 +908,8 @@ class MCREngine:
         # the other three copies visible to all (discards and open melds)
         vis = int(st.visible_count[gi, win_tile]) - (0 if self_drawn else 1)
         if self_drawn:
-            wall_last = bool(st.tiles_left[gi, si] <= 0)
+            # the last draw of the hand: the seat that would draw next has no tile left
+            wall_last = bool(st.tiles_left[gi, (si + 1) % 4] <= 0)
             about_kong = bool(st.after_kong[gi])
         else:
             d = int(st.played_by[gi])
