@@ -367,3 +367,30 @@ def test_replay_from_walls_and_actions():
     assert [r.settlement.tolist() for r in rep.last_hand_result] == [
         r.settlement.tolist() for r in eng.last_hand_result
     ]
+
+
+def test_step_subset_leaves_other_games_untouched():
+    eng = MCREngine(6)
+    eng.reset(seed=4)
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        eng.step(random_actions(eng, rng))
+    active = np.array([True, False, True, False, True, False])
+    before = eng.state.copy()
+    mask, to_act = eng.legal_mask.copy(), eng.to_act.copy()
+    hu = dict(eng._hu)
+    for _ in range(40):
+        eng.step(random_actions(eng, rng), games=active)
+        check_invariants(eng)
+        if eng.terminated.any():
+            eng.reset(games=eng.terminated & active)
+    for name in fields_in_scope("public") + fields_in_scope("private") + ("wall",):
+        np.testing.assert_array_equal(
+            getattr(eng.state, name)[~active], getattr(before, name)[~active]
+        )
+    np.testing.assert_array_equal(eng.legal_mask[~active], mask[~active])
+    np.testing.assert_array_equal(eng.to_act[~active], to_act[~active])
+    assert all(eng._hu[k] is v for k, v in hu.items() if not active[k[0]])
+    assert (eng.state.total_discards[active] != before.total_discards[active]).any()
+    with pytest.raises(ValueError, match="games"):
+        eng.step(np.zeros((6, 4), dtype=np.int64), games=np.ones(5, bool))

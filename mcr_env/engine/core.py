@@ -510,12 +510,15 @@ class MCREngine:
         return g[~alive]
 
     # ------------------------------------------------------------------ step
-    def step(self, actions) -> None:
-        """Apply one action per seat to every live game.
+    def step(self, actions, games=None) -> None:
+        """Apply one action per seat to every live game (or only to the games in ``games``).
 
         Args:
             actions: ``(B, 4)`` int action ids (see :mod:`mcr_env.engine.actions`); entries of
-                seats that do not act (``~to_act``) and of terminated games are ignored.
+                seats that do not act (``~to_act``), of terminated games and of games left out
+                by ``games`` are ignored.
+            games: optional ``(B,) bool``: advance only these games; the others keep their
+                state, masks and ``to_act`` unchanged (their rewards read zero this step).
 
         Raises:
             RuntimeError: ``step`` before ``reset``.
@@ -534,6 +537,12 @@ class MCREngine:
         acts = acts.astype(np.int64)
         st = self.state
         live = ~self.terminated
+        partial = games is not None
+        if partial:
+            active = np.asarray(games)
+            if active.dtype != bool or active.shape != (b,):
+                raise ValueError(f"games must be a (B,) = ({b},) bool array")
+            live &= active
         acting = self.to_act & live[:, None]
         in_range = (acts >= 0) & (acts < NUM_ACTIONS)
         safe = np.where(in_range, acts, 0)
@@ -553,8 +562,12 @@ class MCREngine:
         self.rewards[:] = 0
         self.player_rewards[:] = 0
         self.hand_over[:] = False
-        self.legal_mask[:] = False  # masks are rebuilt from scratch at every decision
-        self.to_act[:] = False
+        if partial:
+            self.legal_mask[live] = False
+            self.to_act[live] = False
+        else:
+            self.legal_mask[:] = False  # masks are rebuilt from scratch at every decision
+            self.to_act[:] = False
         # ---- collected outcomes of this step
         self._draw_req: list[tuple] = []  # (games, seats, back, after_kong)
         self._claim_check: list[np.ndarray] = []  # games with a fresh discard
@@ -562,7 +575,7 @@ class MCREngine:
         self._wins: list[tuple] = []  # (games, winners, discarders, reason)
         self._exhaustive: list[np.ndarray] = []
         hu_cache = self._hu
-        self._hu = {}
+        self._hu = {k: v for k, v in hu_cache.items() if not live[k[0]]} if partial else {}
         if penal.size:
             self._apply_penalties(penal, illegal[penal])
             live[penal] = False
@@ -595,7 +608,10 @@ class MCREngine:
         self._follow_ups()
         self._finish_hands(hu_cache)
         # ---- ACT/DISCARD masks (CLAIM/ROB masks were filled by the claim checks above)
-        self._act_masks(np.nonzero(~self.terminated)[0])
+        moved = ~self.terminated
+        if partial:
+            moved &= active
+        self._act_masks(np.nonzero(moved)[0])
 
     # ------------------------------------------------------------------ transitions
     def _discard(self, g, s, t) -> None:
