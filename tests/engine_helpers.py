@@ -59,11 +59,7 @@ def check_invariants(eng) -> None:
     assert (flowers == expect_fl).all()
     size = st.hand.sum(axis=2) + 3 * st.n_melds  # 13, or 14 for the seat on turn / winner
     live = ~eng.terminated
-    turn = np.zeros((eng.batch_size, 4), dtype=bool)
-    on_turn = np.isin(st.phase, (Phase.ACT, Phase.DISCARD))
-    turn[np.nonzero(on_turn)[0], st.current_seat[on_turn]] = True
-    won = st.winner >= 0
-    turn[np.nonzero(won)[0], st.winner[won]] = True
+    turn = turn_mask(eng)
     assert (size[turn] == 14).all()
     assert (size[~turn] == 13).all()
     # a live game has an acting seat with a legal action; non-acting seats have empty masks
@@ -74,6 +70,33 @@ def check_invariants(eng) -> None:
     # visible counts: unclaimed discards + open meld tiles
     assert (eng.rewards.sum(axis=1) == 0).all()
     assert (st.hand >= 0).all() and (st.hand <= 4).all()
+    check_wait_cache(eng)
+
+
+def check_wait_cache(eng) -> None:
+    """The engine's incremental waiting-hand summaries equal a fresh summary of the hands."""
+    from mcr_env.engine.handshape import may_wait, summarize
+
+    st = eng.state
+    waiting = ~turn_mask(eng) & ~eng.terminated[:, None]
+    g, s = np.nonzero(waiting)
+    planes, keys, sums, hp = summarize(st.hand[g, s])
+    np.testing.assert_array_equal(eng._planes[g, s], planes)
+    np.testing.assert_array_equal(eng._suit_keys[g, s], keys)
+    np.testing.assert_array_equal(eng._suit_sums[g, s], sums)
+    np.testing.assert_array_equal(eng._honor_pairs[g, s], hp)
+    np.testing.assert_array_equal(eng._may_wait[g, s], may_wait(planes, sums, hp, st.n_melds[g, s]))
+
+
+def turn_mask(eng) -> np.ndarray:
+    """``(B, 4) bool``: the seat holding 14 - 3m tiles (on turn, or the winner)."""
+    st = eng.state
+    turn = np.zeros((eng.batch_size, 4), dtype=bool)
+    on_turn = np.isin(st.phase, (Phase.ACT, Phase.DISCARD))
+    turn[np.nonzero(on_turn)[0], st.current_seat[on_turn]] = True
+    won = st.winner >= 0
+    turn[np.nonzero(won)[0], st.winner[won]] = True
+    return turn
 
 
 def random_actions(eng, rng) -> np.ndarray:

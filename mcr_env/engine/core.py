@@ -52,7 +52,7 @@ from mcr_env.engine.actions import (
     ActionKind,
 )
 from mcr_env.engine.config import RulesConfig
-from mcr_env.engine.handshape import complete_with, may_wait, summarize
+from mcr_env.engine.handshape import complete_with, may_wait, summarize, swap_tile
 from mcr_env.engine.state import (
     BOTZONE_SEGMENT,
     DISCARD_CAPACITY,
@@ -413,8 +413,7 @@ class MCREngine:
                 st.hand[g, s] = _counts(dealt[:, s])
         st.phase[g] = _P_ACT
         st.current_seat[g] = st.dealer[g]
-        for s in range(4):
-            self._refresh(g, np.full(n, s))
+        self._refresh(np.repeat(g, 4), np.tile(np.arange(4), n))
         self._update_tiles_left(g)
         ended = self._draw(g, st.dealer[g].astype(np.int64), np.zeros(n, bool), np.zeros(n, bool))
         if ended.size:  # impossible with 144/136 tiles, kept for safety
@@ -619,7 +618,19 @@ class MCREngine:
         if (st.hand[g, s, t] <= 0).any():  # guarded by the mask; kept as an invariant check
             raise RuntimeError("engine invariant: discarding a tile not in hand")
         st.hand[g, s, t] -= 1
-        self._refresh(g, s)
+        # waiting-hand summary: after a draw, the new waiting hand is the old one + drawn - t
+        drawn = st.drawn_tile[g, s].astype(np.int64)
+        inc = drawn >= 0
+        if inc.any():
+            gi, si = g[inc], s[inc]
+            planes, keys = self._planes[gi, si], self._suit_keys[gi, si]
+            sums, hp = self._suit_sums[gi, si], self._honor_pairs[gi, si]
+            swap_tile(planes, keys, sums, hp, drawn[inc], t[inc])
+            self._planes[gi, si], self._suit_keys[gi, si] = planes, keys
+            self._suit_sums[gi, si], self._honor_pairs[gi, si] = sums, hp
+            self._may_wait[gi, si] = may_wait(planes, sums, hp, st.n_melds[gi, si])
+        if not inc.all():
+            self._refresh(g[~inc], s[~inc])
         slot = st.n_discards[g, s].astype(np.int64)
         if (slot >= DISCARD_CAPACITY).any():
             raise RuntimeError(f"discard capacity {DISCARD_CAPACITY} exceeded")

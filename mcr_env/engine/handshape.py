@@ -53,6 +53,10 @@ def _build_suit_table() -> np.ndarray:
 
 
 SUIT_TABLE = _build_suit_table()
+_KEYS_SUMS = np.zeros((34, 6))  # counts @ this = (suit keys W T B, suit sizes W T B)
+for _s in range(3):
+    _KEYS_SUMS[9 * _s : 9 * _s + 9, _s] = POW5
+    _KEYS_SUMS[9 * _s : 9 * _s + 9, 3 + _s] = 1
 """``(5**9,) uint8`` indexed by suit key: bit 0 = sets only, bit 1 = sets and one pair."""
 
 
@@ -90,11 +94,43 @@ def summarize(counts) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     packed = np.zeros((n, 4, 8), dtype=np.uint8)
     packed[:, :, :5] = np.packbits(ge, axis=2, bitorder="little")
     planes = packed.view("<u8").reshape(n, 4)
-    suits = c[:, :27].reshape(n, 3, 9).astype(np.int64)
-    keys = suits @ POW5
-    sums = suits.sum(axis=2).astype(np.int16)
+    ks = c.astype(np.float64) @ _KEYS_SUMS  # exact: keys < 5**9 (a float matmul uses BLAS)
+    keys = ks[:, :3].astype(np.int64)
+    sums = ks[:, 3:].astype(np.int16)
     honor_pairs = (c[:, 27:] == 2).sum(axis=1).astype(np.int16)
     return planes, keys, sums, honor_pairs
+
+
+def swap_tile(planes, suit_keys, suit_sums, honor_pairs, add, remove) -> None:
+    """Update :func:`summarize` arrays in place for ``add`` then ``remove`` one tile per row.
+
+    Args:
+        planes, suit_keys, suit_sums, honor_pairs: summaries of ``(N, 34)`` hands.
+        add, remove: ``(N,)`` int tiles (the hand must hold ``remove`` after adding ``add``).
+    """
+    for tile, sign in ((np.asarray(add, dtype=np.int64), 1), (np.asarray(remove, np.int64), -1)):
+        bit = _U1 << tile.astype(np.uint64)
+        p, g2, g3, g4 = planes[:, 0], planes[:, 1], planes[:, 2], planes[:, 3]
+        c1, c2, c3 = (p & bit) != _ZERO, (g2 & bit) != _ZERO, (g3 & bit) != _ZERO
+        c4 = (g4 & bit) != _ZERO
+        if sign > 0:
+            planes[:, 3] = g4 | (g3 & bit)
+            planes[:, 2] = g3 | (g2 & bit)
+            planes[:, 1] = g2 | (p & bit)
+            planes[:, 0] = p | bit
+            delta_pairs = (c1 & ~c2).astype(np.int16) - (c2 & ~c3)  # 1 -> 2, 2 -> 3
+        else:
+            planes[:, 0] = p & ~(bit & ~g2)
+            planes[:, 1] = g2 & ~(bit & ~g3)
+            planes[:, 2] = g3 & ~(bit & ~g4)
+            planes[:, 3] = g4 & ~bit
+            delta_pairs = (c3 & ~c4).astype(np.int16) - (c2 & ~c3)  # 3 -> 2, 2 -> 1
+        suited = np.nonzero(tile < 27)[0]
+        ts = tile[suited]
+        suit_keys[suited, ts // 9] += sign * POW5[ts % 9]
+        suit_sums[suited, ts // 9] += sign
+        honor = tile >= 27
+        honor_pairs += np.where(honor, delta_pairs, 0).astype(np.int16)
 
 
 def complete_with(planes, suit_keys, suit_sums, honor_pairs, n_melds, tile):
