@@ -12,7 +12,8 @@ of numpy arrays, leading dim B). After every ``reset``/``step``:
   already dealt, so the state shows the new hand; the finished hand is in
   ``last_hand_result[b]``).
 
-Decisions (one step = one decision per game; every live game advances every step):
+Decisions (one step = one decision per game; every live game advances every step, or only the
+games selected by ``step(actions, games=...)``):
 
 * ``Phase.ACT`` -- the current seat drew (or took a kong replacement): Hu, AnGang, BuGang, Play.
 * ``Phase.DISCARD`` -- after its Chi/Peng the claimer must Play.
@@ -25,9 +26,25 @@ Decisions (one step = one decision per game; every live game advances every step
 Automatic (no decision): flower replacement, draws, replacement draws, exhaustive draw, claim
 rounds where nobody can claim.
 
+Match mode (``RulesConfig(match="match")``, RULES.md section 4): the hand boundary is exposed
+by ``hand_over``; the next hand is dealt in the same step (dealer, prevalent wind and
+``state.player_at_seat`` from :func:`match_hand_layout`), ``terminated`` is set only after hand
+16, and ``table_points`` then holds the 4/2/1/0 points per player. Seats (0..3, play order) are
+what ``to_act``, ``legal_mask``, actions and ``rewards`` index; players are what
+``player_rewards``, ``state.match_scores`` and ``table_points`` index; ``state.player_at_seat``
+maps one to the other for the current hand (``last_hand_result[b].player_at_seat`` for the
+finished one).
+
+Replays: a game is determined by its wall(s) and the actions; ``reset(walls=...)`` followed by
+the same ``step`` calls reproduces it exactly (seeded walls come from
+:func:`mcr_env.engine.walls.seeded_walls`).
+
 Implementation: every step processes games grouped by phase with numpy index arrays (no Python
-loop over games); exact scoring (``score_win``) runs only for the (game, seat) pairs that the
-vectorized ``complete_mask`` says are complete.
+loop over games). Each seat's waiting hand is summarized incrementally
+(:mod:`mcr_env.engine.handshape`: bitboards + base-5 suit keys), so "is this hand complete with
+tile t" is a few vectorized integer operations, exact for every form but Knitted Straight
+(settled with ``complete_mask``); exact scoring (``score_win``) runs only for the (game, seat)
+pairs found complete, and its 8-point test is what makes Hu legal.
 """
 
 from __future__ import annotations
@@ -956,8 +973,12 @@ class MCREngine:
                 flowers=int(st.flower_count[gi, si]),
                 profile=self.config.scoring_profile,
             )
-        except ValueError:
-            return None
+        except ValueError as e:
+            # the shape tests and the scorer disagree only if the scorer finds no winning
+            # reading; any other error is an engine bug and must surface
+            if "not a winning hand" in str(e):
+                return None
+            raise
         return res if res.is_legal_win else None
 
     # ------------------------------------------------------------------ endings
