@@ -22,6 +22,7 @@ from mcr_env.engine import (
 )
 from mcr_env.engine.handshape import complete_with, may_wait, summarize
 from mcr_env.engine.walls import check_walls
+from mcr_env.scoring import Fan
 from mcr_env.scoring.shanten import complete_mask
 
 
@@ -394,3 +395,62 @@ def test_step_subset_leaves_other_games_untouched():
     assert (eng.state.total_discards[active] != before.total_discards[active]).any()
     with pytest.raises(ValueError, match="games"):
         eng.step(np.zeros((6, 4), dtype=np.int64), games=np.ones(5, bool))
+
+
+def _greedy_actions(eng, rng) -> np.ndarray:
+    """Hu when legal; claims half the time; AnGang/BuGang half the time; else the discard
+    that leaves the lowest shanten (random ties). Wins often, so settlements get exercised."""
+    from mcr_env.engine.actions import ACTION_KIND, HU, PASS, PLAY_OFFSET, ActionKind
+    from mcr_env.scoring.shanten import shanten_batch
+
+    acts = random_actions(eng, rng)
+    st = eng.state
+    for g, s in zip(*np.nonzero(eng.to_act)):
+        legal = np.nonzero(eng.legal_mask[g, s])[0]
+        kinds = ACTION_KIND[legal]
+        if HU in legal:
+            acts[g, s] = HU
+        elif eng.phase[g] in (Phase.CLAIM, Phase.ROB):
+            claims = legal[kinds != ActionKind.PASS]
+            acts[g, s] = rng.choice(claims) if claims.size and rng.random() < 0.5 else PASS
+        else:
+            kongs = legal[(kinds == ActionKind.ANGANG) | (kinds == ActionKind.BUGANG)]
+            if kongs.size and rng.random() < 0.5:
+                acts[g, s] = kongs[0]
+                continue
+            plays = legal[kinds == ActionKind.PLAY]
+            hands = np.repeat(st.hand[g, s][None], plays.size, axis=0)
+            hands[np.arange(plays.size), plays - PLAY_OFFSET] -= 1
+            sh = shanten_batch(hands, np.full(plays.size, st.n_melds[g, s]))
+            best = plays[sh == sh.min()]
+            acts[g, s] = rng.choice(best)
+    return acts
+
+
+@pytest.mark.parametrize("layout", ["official", "botzone"])
+def test_greedy_games_win_and_settle(layout):
+    eng = MCREngine(32, RulesConfig(wall_layout=layout))
+    eng.reset(seed=17)
+    rng = np.random.default_rng(8)
+    results = []
+    while len(results) < 150:
+        eng.step(_greedy_actions(eng, rng))
+        check_invariants(eng)
+        for g in np.nonzero(eng.hand_over)[0]:
+            results.append(eng.last_hand_result[g])
+        if eng.terminated.any():
+            eng.reset(games=eng.terminated.copy())
+    wins = [r for r in results if r.winner >= 0]
+    assert len(wins) >= 30
+    for r in wins:
+        x = r.total
+        assert x == sum(f.points * f.count for f in r.fans)
+        assert x - sum(f.points * f.count for f in r.fans if f.fan == Fan.FLOWER_TILES) >= 8
+        expect = np.full(4, -8 if r.win_from >= 0 else -(8 + x))
+        if r.win_from >= 0:
+            expect[r.win_from] = -(8 + x)
+            expect[r.winner] = 24 + x
+        else:
+            expect[r.winner] = 3 * (8 + x)
+        np.testing.assert_array_equal(r.settlement, expect)
+    assert {r.end_reason for r in wins} >= {EndReason.SELF_DRAWN, EndReason.DISCARD}
