@@ -164,6 +164,25 @@ def test_melded_kong_then_win_on_replacement():
     assert eng.rewards[0].tolist() == [-(8 + x), 3 * (8 + x), -(8 + x), -(8 + x)]
 
 
+def test_kong_replacement_flower_then_win_is_ordinary_self_draw():
+    hands = [
+        "1z 2z2z 3z3z 4z4z 5z5z 6z6z 7z 9p",
+        "1z1z1z 123456789m 5s",
+        "1s2s3s 1p2p3p 4p5p6p 7p8p 9s9s",
+        "2s3s 4s6s 7s8s 1p 2p 3p 4p 5p 6p 7p",
+    ]
+    eng = start(hands, draws=["9p"], replacements=["H1", "5s"])
+    step(eng, s0=play_action(T("1z")))
+    step(eng, s1=gang_action(T("1z")))
+    st = eng.state
+    assert st.flower_count[0, 1] == 1 and st.drawn_tile[0, 1] == T("5s")
+    assert not st.after_kong[0]
+    step(eng, s1=HU)
+    assert eng.last_hand_result[0].winner == 1
+    assert Fan.OUT_WITH_REPLACEMENT_TILE not in fan_set(eng)
+    assert Fan.FLOWER_TILES in fan_set(eng)
+
+
 def test_concealed_kong_hidden_from_others():
     hands = [
         "9p9p9p9p 1z 2z 3z 4z 5z 6z 7z 1s 5s",

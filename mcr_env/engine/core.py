@@ -501,6 +501,10 @@ class MCREngine:
         st.wall_back[g[a], seg[a]] -= back[a]
         st.wall_front[g[a], seg[a]] += ~back[a]
         flower = tile >= 34
+        if flower.any():
+            # a tile replacing a flower is an ordinary self-draw, even after a kong (RULES.md
+            # 6b: Out with Replacement Tile needs the kong's own replacement tile)
+            after_kong = after_kong & ~flower
         while flower.any():
             f = np.nonzero(flower)[0]
             gf, sf = g[f], seats[f]

@@ -146,7 +146,8 @@ class GameState:
     played_by: np.ndarray = _f("public", -1)
     """(B,) int8, -1 = none: seat that played ``tile_in_play``."""
     after_kong: np.ndarray = _f("public", 0)
-    """(B,) bool: the current ACT decision follows a kong replacement draw (Gang/AnGang/BuGang)."""
+    """(B,) bool: the current ACT decision follows a kong replacement draw (Gang/AnGang/BuGang)
+    that was not a flower (a tile replacing a flower is an ordinary draw)."""
     tiles_left: np.ndarray = _f("public", 0)
     """(B, 4) int16: tiles seat s could still draw (official: the whole wall, same for all
     seats; botzone: seat s's own 34-tile wall)."""
