@@ -43,10 +43,16 @@ from typing import Any
 
 import numpy as np
 
+from mcr_env.engine.state import EndReason
 from mcr_env.eval.play import play_games
 
 PERMUTATION_MODES = ("rotations", "all")
-_SELF_DRAWN, _DISCARD, _ROB_KONG, _EXHAUSTIVE = 1, 2, 3, 4  # engine EndReason values
+_SELF_DRAWN, _DISCARD, _ROB_KONG, _EXHAUSTIVE = (
+    int(EndReason.SELF_DRAWN),
+    int(EndReason.DISCARD),
+    int(EndReason.ROB_KONG),
+    int(EndReason.EXHAUSTIVE),
+)
 
 
 def seat_permutations(mode: str) -> np.ndarray:
@@ -95,8 +101,8 @@ class DuplicateResult:
         stats: per distinct agent name.
         seats: ``(W, P, 4) int64`` seat of each position for wall w, permutation p.
         points: ``(W, P, 4) float64`` settlement points of each position.
-        winner_pos / dealer_pos: ``(W, P) int64`` position of the winner / of the discarder
-            who paid (-1 none).
+        winner_pos / payer_pos: ``(W, P) int64`` position of the winner / of the discarder
+            who paid (robbed kong included; -1 none or self-drawn).
         end_reason: ``(W, P) int64`` engine EndReason.
         win_points: ``(W, P) float64`` fan total of the win (NaN if none).
     """
