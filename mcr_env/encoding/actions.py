@@ -5,7 +5,8 @@ lives in :mod:`mcr_env.engine.actions` and is re-exported here unchanged; this m
 
 * readable names: :func:`action_name` (``"Pass"``, ``"Hu"``, ``"Play W3"``,
   ``"Chi T3 (claimed T2)"``, ``"Peng B5"``, ``"Gang F1"``, ``"AnGang J2"``, ``"BuGang W5"``) and
-  its inverse :func:`parse_action_name`; ``ACTION_NAMES`` lists all 235;
+  ``ACTION_NAMES`` (all 235), both defined in the engine layer and re-exported, and their
+  inverse :func:`parse_action_name`;
 * Botzone response strings (the Chinese-Standard-Mahjong judge on botzone.org): :func:`to_botzone`
   and :func:`from_botzone`.
 
@@ -33,6 +34,7 @@ import numpy as np
 
 from mcr_env.engine.actions import (
     ACTION_KIND,
+    ACTION_NAMES,
     ACTION_TILE,
     ANGANG_OFFSET,
     BUGANG_OFFSET,
@@ -46,6 +48,7 @@ from mcr_env.engine.actions import (
     PENG_OFFSET,
     PLAY_OFFSET,
     ActionKind,
+    action_name,
     angang_action,
     bugang_action,
     chi_action,
@@ -87,14 +90,6 @@ __all__ = [
     "to_botzone",
 ]
 
-_KIND_WORD = {
-    ActionKind.PLAY: "Play",
-    ActionKind.PENG: "Peng",
-    ActionKind.GANG: "Gang",
-    ActionKind.ANGANG: "AnGang",
-    ActionKind.BUGANG: "BuGang",
-}
-
 
 class BotzoneFormatError(ValueError):
     """A Botzone response string is malformed, or cannot be expressed in the other direction."""
@@ -104,32 +99,7 @@ class ActionNameError(ValueError):
     """A readable action name is not one of :data:`ACTION_NAMES`."""
 
 
-def _name(a: int) -> str:
-    kind, tile, claimed = decode_action(a)
-    if kind == ActionKind.PASS:
-        return "Pass"
-    if kind == ActionKind.HU:
-        return "Hu"
-    if kind == ActionKind.CHI:
-        return f"Chi {tile_to_code(tile)} (claimed {tile_to_code(claimed)})"
-    return f"{_KIND_WORD[kind]} {tile_to_code(tile)}"
-
-
-ACTION_NAMES: tuple[str, ...] = tuple(_name(a) for a in range(NUM_ACTIONS))
-"""Readable name of every action id, index = id (235 strings)."""
-
 _NAME_TO_ID = {n.upper(): a for a, n in enumerate(ACTION_NAMES)}
-
-
-def action_name(action: int) -> str:
-    """Readable name of an action id: ``"Play W3"``, ``"Chi T3 (claimed T2)"``, ``"Hu"`` ...
-
-    Raises:
-        TypeError: ``action`` is not an int.
-        ValueError: ``action`` is outside 0..234.
-    """
-    decode_action(action)  # validates type and range
-    return ACTION_NAMES[int(action)]
 
 
 def parse_action_name(name: str) -> int:

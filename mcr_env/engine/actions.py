@@ -15,8 +15,11 @@ ids    action
 201-234 BuGang (add to a melded pung) of tile t: ``201 + t``
 ====== ===================================================================================
 
-The numeric layout lives here, at the engine layer, because legal masks are built in it;
-:mod:`mcr_env.encoding.actions` re-exports it and adds readable names and Botzone strings.
+The numeric layout lives here, at the engine layer, because legal masks are built in it, and
+so do the plain readable names (:func:`action_name`, ``ACTION_NAMES``: ``"Pass"``, ``"Hu"``,
+``"Play W3"``, ``"Chi T3 (claimed T2)"``, ``"Peng B5"``, ``"Gang F1"``, ``"AnGang J2"``,
+``"BuGang W5"``), which game records use; :mod:`mcr_env.encoding.actions` re-exports both and
+adds name parsing and Botzone strings.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from __future__ import annotations
 from enum import IntEnum
 
 import numpy as np
+
+from mcr_env.tiles import tile_to_code
 
 NUM_ACTIONS = 235
 """A: number of action ids."""
@@ -151,3 +156,40 @@ def decode_action(action: int) -> tuple[ActionKind, int, int]:
         raise ValueError(f"action id {action} out of range 0..{NUM_ACTIONS - 1}")
     a = int(action)
     return ActionKind(int(ACTION_KIND[a])), int(ACTION_TILE[a]), int(CHI_CLAIMED_TILE[a])
+
+
+_KIND_WORD = {
+    ActionKind.PLAY: "Play",
+    ActionKind.PENG: "Peng",
+    ActionKind.GANG: "Gang",
+    ActionKind.ANGANG: "AnGang",
+    ActionKind.BUGANG: "BuGang",
+}
+
+
+def _name(a: int) -> str:
+    kind, tile, claimed = decode_action(a)
+    if kind == ActionKind.PASS:
+        return "Pass"
+    if kind == ActionKind.HU:
+        return "Hu"
+    if kind == ActionKind.CHI:
+        return f"Chi {tile_to_code(tile)} (claimed {tile_to_code(claimed)})"
+    return f"{_KIND_WORD[kind]} {tile_to_code(tile)}"
+
+
+ACTION_NAMES: tuple[str, ...] = tuple(_name(a) for a in range(NUM_ACTIONS))
+"""Readable name of every action id, index = id (235 strings)."""
+
+
+def action_name(action: int) -> str:
+    """Readable name of an action id: ``"Play W3"``, ``"Chi T3 (claimed T2)"``, ``"Hu"`` ...
+
+    Chi names the middle tile of the chow and the tile claimed from the discard.
+
+    Raises:
+        TypeError: ``action`` is not an int.
+        ValueError: ``action`` is outside 0..234.
+    """
+    decode_action(action)  # validates type and range
+    return ACTION_NAMES[int(action)]
