@@ -223,7 +223,10 @@ class MCREngine:
         self._suit_sums = np.zeros((b, 4, 3), dtype=np.int16)
         self._honor_pairs = np.zeros((b, 4), dtype=np.int16)
         self._may_wait = np.zeros((b, 4), dtype=bool)  # some tile might complete the hand
-        self._root_seed: int | None = None
+        # root seed of each game (walls derive from it, the game index and the episode counter);
+        # set per game so that a partial reset with a seed never reseeds the other games
+        self._root_seeds = np.zeros(b, dtype=np.uint64)
+        self._seeded = False  # some reset has set the root seeds
         self._episode = np.full(b, -1, dtype=np.int64)
         self._match_walls: np.ndarray | None = None  # (B, 16, L) explicit match walls
         self._hu: dict[tuple[int, int], tuple] = {}  # (game, seat) -> (ScoreResult, win_tile)
@@ -248,14 +251,18 @@ class MCREngine:
         Args:
             seed: root seed. Per-game walls derive from (root seed, game index, per-game
                 episode counter, hand number), so a game does not depend on B. ``seed`` given:
-                the root seed is set and the episode counters of the reset games restart at 0.
-                ``None``: the current root seed is kept (a fresh random one on the first reset)
-                and the reset games' counters advance by one.
+                the root seed of the reset games is set and their episode counters restart at
+                0 (the other games keep their own root seed). ``None``: each reset game keeps
+                its root seed (a fresh random one, shared by all games, on the first reset)
+                and its counter advances by one.
             walls: optional explicit walls in draw order (see :mod:`mcr_env.engine.walls`):
                 ``(N, 144)`` (official) or ``(N, 136)`` (botzone) int tile ids, with N = B or N =
                 the number of reset games; in match mode also ``(N, 16, L)``, one per hand
                 (a ``(N, L)`` wall is then used for hand 1 only, later hands are seeded).
-            games: optional ``(B,) bool``: reset only these games (others are left untouched).
+            games: optional ``(B,) bool``: reset only these games. The other games are left
+                untouched: state, masks, ``to_act``, and the outputs of the last step
+                (``rewards``, ``player_rewards``, ``hand_over``, ``terminated``,
+                ``table_points``, ``last_hand_result``) keep their values.
 
         Raises:
             TypeError/ValueError: bad seed, walls or games (the message says which).
@@ -270,11 +277,15 @@ class MCREngine:
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
                 raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
-            self._root_seed = int(seed)
+            if not self._seeded:
+                self._root_seeds[:] = np.uint64(int(seed) % (1 << 64))
+            self._root_seeds[sel] = np.uint64(int(seed) % (1 << 64))
+            self._seeded = True
             self._episode[sel] = 0
         else:
-            if self._root_seed is None:
-                self._root_seed = int(np.random.SeedSequence().entropy % (1 << 63))
+            if not self._seeded:
+                self._root_seeds[:] = np.uint64(np.random.SeedSequence().entropy % (1 << 63))
+                self._seeded = True
             self._episode[sel] += 1
         g = np.nonzero(sel)[0]
         if self._match:
@@ -306,6 +317,8 @@ class MCREngine:
         self.state.match_scores[sel] = 0
         for i in g:
             self.last_hand_result[i] = None
+        # Hu scorings cached for the previous hands of the reset games are stale
+        self._hu = {k: v for k, v in self._hu.items() if not sel[k[0]]}
         self._deal(g, np.zeros(len(g), dtype=np.int64), explicit)
         self._rebuild_masks(g)
 
@@ -335,13 +348,19 @@ class MCREngine:
                 walls[have] = pre[have]
                 need = ~have
             if need.any():
-                walls[need] = seeded_walls(
-                    self.config.wall_layout,
-                    self._root_seed,
-                    g[need],
-                    self._episode[g[need]],
-                    hand_numbers[need],
-                )
+                gn = g[need]
+                roots = self._root_seeds[gn]
+                wn = np.empty((len(gn), self._wall_len), dtype=np.int8)
+                for root in np.unique(roots).tolist():  # one root seed in all usual cases
+                    m = roots == root
+                    wn[m] = seeded_walls(
+                        self.config.wall_layout,
+                        int(root),
+                        gn[m],
+                        self._episode[gn[m]],
+                        hand_numbers[need][m],
+                    )
+                walls[need] = wn
         # table: dealer, winds, players
         if self._match:
             lay = [match_hand_layout(h) for h in range(HANDS_PER_MATCH)]
