@@ -229,6 +229,37 @@ def test_vector_table0_equals_single_env():
     np.testing.assert_array_equal(o1["observation"], o2["observation"][0])
 
 
+def _first_legal(o):
+    return int(np.flatnonzero(o["action_mask"])[0])
+
+
+def test_vector_tables_equal_single_envs_over_whole_hands():
+    """Each table of the vector env (tables paused while others play their opponents' turns,
+    ``engine.step(..., games=...)``) plays exactly like a single env on the same wall."""
+    n = 4
+    venv = MCRVectorEnv(num_envs=n, opponents=_first_legal)
+    obs, _ = venv.reset(seed=3)
+    walls = venv.engine.state.wall[:, :144].copy()
+    singles = [MCREnv(opponents=_first_legal) for _ in range(n)]
+    sobs = [e.reset(options={"walls": walls[i]})[0] for i, e in enumerate(singles)]
+    done = np.zeros(n, dtype=bool)
+    for _ in range(300):
+        a = np.array([_first_legal({"action_mask": m}) for m in obs["action_mask"]])
+        for i in range(n):
+            if not done[i]:
+                np.testing.assert_array_equal(obs["observation"][i], sobs[i]["observation"])
+                np.testing.assert_array_equal(obs["action_mask"][i], sobs[i]["action_mask"])
+        obs, r, term, _, info = venv.step(a)
+        for i in np.nonzero(~done)[0]:
+            sobs[i], sr, sterm, _, sinfo = singles[i].step(int(a[i]))
+            assert r[i] == sr and term[i] == sterm
+            np.testing.assert_array_equal(info["settlement"][i], sinfo["settlement"])
+        done |= term
+        if done.all():
+            break
+    assert done.all()
+
+
 def test_pettingzoo_api():
     api_test(pz_env(), num_cycles=200)
     parallel_api_test(parallel_env(), num_cycles=200)

@@ -1,5 +1,4 @@
-"""Helpers shared by the environments: batched random legal actions, opponent policies,
-observation spaces, and stepping a subset of the engine's games."""
+"""Helpers shared by the environments: batched random legal actions and opponent policies."""
 
 from __future__ import annotations
 
@@ -91,29 +90,3 @@ def call_policy(policy: Any, obs: np.ndarray | None, mask: np.ndarray, state, ga
 def policy_needs_obs(policy: Any) -> bool:
     """Whether ``policy`` reads observations (callables always do)."""
     return getattr(policy, "needs_obs", True) if hasattr(policy, "act") else True
-
-
-def step_subset(engine, actions: np.ndarray, active: np.ndarray) -> None:
-    """``engine.step(actions)`` advancing only the games in ``active (B,) bool``.
-
-    The engine steps every live game; the others are paused here by marking them terminated for
-    the duration of the step and restoring their masks, acting seats and cached Hu scorings
-    afterwards (``MCREngine._hu``, a private field: requested upstream as a native
-    ``step(actions, games=...)``). Rewards / ``hand_over`` of paused games stay zero.
-    """
-    paused = ~active & ~engine.terminated
-    if not paused.any():
-        engine.step(actions)
-        return
-    pi = np.nonzero(paused)[0]
-    saved_mask = engine.legal_mask[pi].copy()
-    saved_to_act = engine.to_act[pi].copy()
-    saved_hu = {k: v for k, v in engine._hu.items() if paused[k[0]]}
-    engine.terminated[pi] = True
-    try:
-        engine.step(actions)
-    finally:
-        engine.terminated[pi] = False
-        engine.legal_mask[pi] = saved_mask
-        engine.to_act[pi] = saved_to_act
-        engine._hu.update(saved_hu)

@@ -17,7 +17,7 @@ from mcr_env.encoding import get_encoder
 from mcr_env.engine.actions import NUM_ACTIONS
 from mcr_env.engine.config import RulesConfig
 from mcr_env.engine.core import MCREngine
-from mcr_env.envs.common import RandomPolicy, call_policy, policy_needs_obs, step_subset
+from mcr_env.envs.common import RandomPolicy, call_policy, policy_needs_obs
 from mcr_env.rewards import make_reward
 
 ILLEGAL_MODES = ("penalize", "raise")
@@ -129,7 +129,7 @@ class _LearnerTables:
             if first:
                 acts[np.arange(self.n), self.learner] = learner_actions
                 first = False
-            step_subset(eng, acts, active)
+            eng.step(acts, games=active)
             settle = eng.rewards.copy()
             self.settlement += settle
             emit = np.zeros((self.n, 4), dtype=bool)
