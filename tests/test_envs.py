@@ -1,5 +1,7 @@
 """Environments: native batch env, Gymnasium MCR-v0 (single + vector), PettingZoo AEC/parallel."""
 
+import functools
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -7,6 +9,7 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
 import mcr_env  # noqa: F401  (registers mcr_env/MCR-v0)
+from mcr_env.engine.config import RulesConfig
 from mcr_env.envs.batch import MCRBatchEnv
 from mcr_env.envs.common import random_legal_actions
 from mcr_env.envs.gym_env import MCREnv, MCRVectorEnv
@@ -141,8 +144,11 @@ def test_shaping_telescopes_with_shanten():
 
 
 def test_gymnasium_check_env_and_registration():
-    env = gym.make("mcr_env/MCR-v0")
+    # check_env steps with action_space.sample(), ignoring the mask: punish instead of raise
+    env = gym.make("mcr_env/MCR-v0", illegal_action="penalize")
     assert isinstance(env.unwrapped, MCREnv)
+    assert env.unwrapped.engine.config.illegal_action == "penalize"
+    assert gym.make("mcr_env/MCR-v0").unwrapped.engine.config.illegal_action == "raise"
     check_env(env.unwrapped)
     doc = MCREnv.__doc__
     for section in (
@@ -229,6 +235,57 @@ def test_vector_table0_equals_single_env():
     np.testing.assert_array_equal(o1["observation"], o2["observation"][0])
 
 
+def _illegal_action(mask) -> int:
+    return int(np.flatnonzero(np.asarray(mask) == 0)[0])
+
+
+def test_illegal_action_raises_by_default_everywhere():
+    """Project policy: an illegal action raises ValueError naming game, seat and action."""
+    env = MCREnv(learner_seat=2)
+    obs, _ = env.reset(seed=1)
+    a = _illegal_action(obs["action_mask"])
+    with pytest.raises(ValueError, match=rf"illegal action {a} .*game 0, seat 2"):
+        env.step(a)
+    venv = MCRVectorEnv(num_envs=3)
+    obs, _ = venv.reset(seed=1)
+    acts = random_legal_actions(obs["action_mask"].astype(bool), np.random.default_rng(0))
+    acts[1] = _illegal_action(obs["action_mask"][1])
+    with pytest.raises(ValueError, match=rf"illegal action {acts[1]} .*game 1, seat 0"):
+        venv.step(acts)
+    benv = MCRBatchEnv(2)
+    obs, _ = benv.reset(seed=1)
+    acts = np.where(obs["to_act"], 1, 0)  # Hu: not legal for the dealer here
+    assert not obs["action_mask"][0, 0, 1]
+    with pytest.raises(ValueError, match=r"illegal action 1 .*game 0, seat 0"):
+        benv.step(acts)
+    e = pz_env()
+    e.reset(seed=1)
+    agent = e.agent_selection
+    a = _illegal_action(e.observe(agent)["action_mask"])
+    seat = int(agent.split("_")[1])
+    with pytest.raises(ValueError, match=rf"illegal action {a} .*game 0, seat {seat}"):
+        e.step(a)
+    p = parallel_env()
+    obs, _ = p.reset(seed=1)
+    acts = {ag: _illegal_action(o["action_mask"]) for ag, o in obs.items()}
+    with pytest.raises(ValueError, match=r"illegal action .*game 0, seat 0"):
+        p.step(acts)
+
+
+def test_penalize_mode_is_explicit_and_documented():
+    for cls in (MCREnv, MCRVectorEnv):
+        assert "illegal_action" in cls.__doc__ and "penalize" in cls.__doc__
+    e = pz_env(illegal_action="penalize")
+    e.reset(seed=1)
+    agent = e.agent_selection
+    e.step(_illegal_action(e.observe(agent)["action_mask"]))
+    assert e.terminations[agent] and e.rewards[agent] == -30
+    benv = MCRBatchEnv(2, config=RulesConfig(illegal_action="penalize"))
+    obs, _ = benv.reset(seed=1)
+    _, r, term, _, _ = benv.step(np.where(obs["to_act"], 1, 0))
+    assert term.all() and r[:, 0].tolist() == [-30, -30]
+
+
 def _first_legal(o):
     return int(np.flatnonzero(o["action_mask"])[0])
 
@@ -266,8 +323,9 @@ def test_pettingzoo_api():
 
 
 def test_pettingzoo_seed():
-    seed_test(pz_env, num_cycles=50)
-    parallel_seed_test(parallel_env, num_cycles=50)
+    seed_test(pz_env, num_cycles=50)  # samples with the action mask: default mode (raise)
+    # parallel_seed_test samples every agent's action without the mask: punish instead
+    parallel_seed_test(functools.partial(parallel_env, illegal_action="penalize"), num_cycles=50)
 
 
 def test_pettingzoo_claim_round_is_simultaneous():

@@ -43,7 +43,10 @@ class MCRBatchEnv:
 
     Args:
         num_tables: B >= 1.
-        config: engine :class:`RulesConfig` (default: official wall, single hands).
+        config: engine :class:`RulesConfig` (default: official wall, single hands, illegal
+            actions raise ValueError naming game, seat and action; for a training mode that
+            punishes them instead pass ``RulesConfig(illegal_action="penalize")``: the offender
+            pays 30, the others get 10, the hand ends, RULES.md §3).
         encoder: encoder id (default ``"planes-v0"``) or an ``Encoder``.
         reward: reward name (:data:`mcr_env.rewards.REWARD_NAMES`) or a ``RewardFunction``.
         reward_kwargs: keyword arguments of a named reward.

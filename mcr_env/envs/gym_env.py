@@ -41,8 +41,16 @@ def observation_space(encoder) -> spaces.Dict:
     )
 
 
-def _rules(config: RulesConfig | dict | None, illegal_action: str) -> RulesConfig:
-    if illegal_action not in ILLEGAL_MODES:
+def _rules(config: RulesConfig | dict | None, illegal_action: str | None) -> RulesConfig:
+    """The engine config of an env: ``config`` (default ``RulesConfig()``) with
+    ``illegal_action`` overriding ``config.illegal_action`` when given (None keeps it; the
+    default of ``RulesConfig`` is "raise").
+
+    Raises:
+        ValueError: unknown ``illegal_action``, or ``config.match`` is not "hand".
+        TypeError: ``config`` is neither a RulesConfig nor a dict.
+    """
+    if illegal_action is not None and illegal_action not in ILLEGAL_MODES:
         raise ValueError(
             f"illegal_action {illegal_action!r} not valid; valid: {', '.join(ILLEGAL_MODES)}"
         )
@@ -54,6 +62,8 @@ def _rules(config: RulesConfig | dict | None, illegal_action: str) -> RulesConfi
         raise TypeError(f"config must be a RulesConfig or dict, got {type(config).__name__}")
     if config.match != "hand":
         raise ValueError("MCR-v0 plays single hands; RulesConfig(match='match') is not supported")
+    if illegal_action is None:
+        return config
     return dataclasses.replace(config, illegal_action=illegal_action)
 
 
@@ -207,8 +217,15 @@ class MCREnv(gym.Env):
     ``opponents`` (a policy for all three or a list of 3: an agent with batched
     ``act(obs, mask, view)`` or a callable ``policy(obs_dict) -> action``), ``config``
     (``RulesConfig`` or dict; single hands only), ``encoder`` (default "planes-v0"),
-    ``reward`` and ``reward_kwargs``, ``illegal_action`` ("penalize": an illegal learner action
-    costs 30 and ends the hand, RULES.md §3 research option (default); "raise": ValueError).
+    ``reward`` and ``reward_kwargs``, ``illegal_action`` (see below).
+
+    Illegal actions: by default (``illegal_action=None`` -> ``config.illegal_action``, whose
+    default is "raise") an action outside ``action_mask`` raises ``ValueError`` naming the
+    game, seat and action, and nothing changes. For training without masking, or for
+    checkers that sample actions ignoring the mask (``gymnasium.utils.env_checker.check_env``),
+    choose the punishing mode explicitly: ``gymnasium.make("mcr_env/MCR-v0",
+    illegal_action="penalize")`` (or ``config=RulesConfig(illegal_action="penalize")``): the
+    offender pays 30, each other seat gets 10, and the hand ends (RULES.md §3 research option).
 
     ## Version History
     * v0: initial version (planes-v0 observations, settlement rewards).
@@ -225,7 +242,7 @@ class MCREnv(gym.Env):
         encoder: Any = "planes-v0",
         reward: Any = "settlement",
         reward_kwargs: dict | None = None,
-        illegal_action: str = "penalize",
+        illegal_action: str | None = None,
     ):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} not in {self.metadata['render_modes']}")
@@ -294,6 +311,12 @@ class MCRVectorEnv(VectorEnv):
     reward and ``terminated = True`` together with the first observation of the next hand;
     the final observation is in ``info["final_obs"]`` (with mask ``info["_final_obs"]``).
     Opponents of all tables are queried batched.
+
+    Illegal actions raise ``ValueError`` (game = table index, seat, action) unless
+    ``illegal_action="penalize"`` is given (as for :class:`MCREnv`)::
+
+        gymnasium.make_vec("mcr_env/MCR-v0", num_envs=64, vectorization_mode="vector_entry_point",
+                           illegal_action="penalize")
     """
 
     metadata = {"render_modes": ["ansi"], "autoreset_mode": AutoresetMode.SAME_STEP}
@@ -304,7 +327,7 @@ class MCRVectorEnv(VectorEnv):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} not in {self.metadata['render_modes']}")
         self.render_mode = render_mode
-        illegal = kwargs.pop("illegal_action", "penalize")
+        illegal = kwargs.pop("illegal_action", None)
         cfg = _rules(kwargs.pop("config", None), illegal)
         self.num_envs = num_envs
         self._t = _LearnerTables(

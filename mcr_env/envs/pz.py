@@ -10,8 +10,12 @@ AEC turn order: after a draw (or a Chi/Peng) the seat to play acts alone. In a c
 (after a discard, or in the robbing window after a BuGang) the seats the engine asks answer one
 after another, downstream from the player of the tile; nothing changes until the last of them
 has answered, so no seat sees another's answer; then the round is resolved (RULES.md §2).
-An illegal action is penalized by the engine (the offender pays 30, the others get 10, the hand
-ends; RULES.md §3 research option) unless ``illegal_action="raise"``.
+Illegal actions: by default (``illegal_action=None`` -> ``config.illegal_action``, default
+"raise") an action outside the agent's ``action_mask`` raises ``ValueError`` naming the game,
+seat (agent) and action, before anything changes (in AEC, when the agent steps, not when its
+claim round is resolved). Pass ``illegal_action="penalize"`` to punish it instead (the offender
+pays 30, the others get 10, the hand ends; RULES.md §3 research option), e.g. for checkers or
+training loops that sample actions without the mask.
 """
 
 from __future__ import annotations
@@ -53,6 +57,27 @@ class _Table:
         r = self.reward_fn(eng.rewards.copy(), eng.hand_over.copy(), eng)
         return r[0], settle
 
+    def check_action(self, seat: int, action: Any) -> None:
+        """Raise now if ``action`` of ``seat`` is illegal and the mode is "raise" (in AEC the
+        engine would only see it when the claim round is resolved).
+
+        Raises:
+            ValueError: illegal action (names game, seat, agent and action).
+            TypeError: ``action`` is not an integer.
+        """
+        if self.engine.config.illegal_action != "raise":
+            return
+        a = np.asarray(action)
+        if a.shape not in ((), (1,)) or not np.issubdtype(a.dtype, np.integer):
+            raise TypeError(f"action must be one integer action id, got {action!r}")
+        a = int(a.reshape(-1)[0])
+        mask = self.engine.legal_mask[0, seat]
+        if not 0 <= a < NUM_ACTIONS or not mask[a]:
+            raise ValueError(
+                f"illegal action {a} for game 0, seat {seat} ({AGENTS[seat]}); "
+                f"legal: {np.nonzero(mask)[0].tolist()}"
+            )
+
     def observe(self, seat: int) -> dict[str, np.ndarray]:
         eng = self.engine
         obs = self.encoder.encode(eng.state, np.zeros(1, np.intp), np.array([seat]))[0]
@@ -72,7 +97,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming convention)
         config: ``RulesConfig`` or dict (single hands only).
         encoder: encoder id (default "planes-v0").
         reward, reward_kwargs: reward function by name (default "settlement").
-        illegal_action: "penalize" (default) or "raise".
+        illegal_action: None (default: ``config.illegal_action``, "raise" unless configured),
+            "raise" or "penalize" (module docstring).
     """
 
     metadata = {"render_modes": ["ansi"], "name": "mcr_v0", "is_parallelizable": True}
@@ -84,7 +110,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming convention)
         encoder: Any = "planes-v0",
         reward: Any = "settlement",
         reward_kwargs: dict | None = None,
-        illegal_action: str = "penalize",
+        illegal_action: str | None = None,
     ):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -134,6 +160,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming convention)
             self._was_dead_step(action)
             return
         seat = self.possible_agents.index(agent)
+        self._table.check_action(seat, action)
         self._cumulative_rewards[agent] = 0.0
         self._answers[seat] = int(action)
         self._queue.pop(0)
@@ -179,7 +206,7 @@ class parallel_raw_env(ParallelEnv):  # noqa: N801 (PettingZoo naming convention
         encoder: Any = "planes-v0",
         reward: Any = "settlement",
         reward_kwargs: dict | None = None,
-        illegal_action: str = "penalize",
+        illegal_action: str | None = None,
     ):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} not in {self.metadata['render_modes']}")
@@ -233,7 +260,8 @@ class parallel_raw_env(ParallelEnv):  # noqa: N801 (PettingZoo naming convention
 
 def env(**kwargs) -> AECEnv:
     """AEC environment with PettingZoo's standard wrappers (out-of-bounds assertion, order
-    enforcement). Illegal (in-bounds) actions are penalized by the engine (RULES.md §3)."""
+    enforcement). Illegal (in-bounds) actions raise ValueError unless
+    ``illegal_action="penalize"`` (module docstring)."""
     e = raw_env(**kwargs)
     e = wrappers.AssertOutOfBoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)
