@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from mcr_env.encoding.seat_view import SeatView
 from mcr_env.engine.actions import NUM_ACTIONS
 
 
@@ -64,8 +65,6 @@ def call_policy(policy: Any, obs: np.ndarray | None, mask: np.ndarray, state, ga
     if hasattr(policy, "act"):
         view = None
         if getattr(policy, "needs_view", False):
-            from mcr_env.eval.seat_view import SeatView
-
             view = SeatView.from_state(state, games, seats)
         o = obs if getattr(policy, "needs_obs", True) else None
         acts = np.asarray(policy.act(o, mask, view)).reshape(n)
