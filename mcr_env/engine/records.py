@@ -181,7 +181,7 @@ class GameRecorder:
         self._open: list[dict | None] = [None] * engine.batch_size
         self._steps = np.zeros(engine.batch_size, dtype=np.int64)
         self._episode = np.full(engine.batch_size, -1, dtype=np.int64)
-        self._root: int | None = None
+        self._roots: list[int | None] = [None] * engine.batch_size
         self._wall_len = 136 if engine.config.wall_layout == "botzone" else 144
 
     def __getattr__(self, name: str) -> Any:
@@ -197,11 +197,13 @@ class GameRecorder:
         b = eng.batch_size
         sel = np.ones(b, dtype=bool) if games is None else np.asarray(games, dtype=bool)
         if seed is not None:
-            self._root = int(seed)
+            for g in np.nonzero(sel)[0].tolist():
+                self._roots[g] = int(seed) % (1 << 64)
             self._episode[sel] = 0
         else:
             self._episode[sel] += 1
-        root = getattr(eng, "_root_seed", self._root)
+        # root seeds never given through the recorder: the engine's own (random) ones
+        engine_roots = getattr(eng, "_root_seeds", None)
         n_explicit = 0
         if walls is not None:
             n_explicit = HANDS_PER_MATCH if np.asarray(walls).ndim == 3 else 1
@@ -219,7 +221,9 @@ class GameRecorder:
                 "version": FORMAT_VERSION,
                 "config": dict(config),
                 "origin": {
-                    "seed": None if root is None else int(root),
+                    "seed": self._roots[g]
+                    if self._roots[g] is not None or engine_roots is None
+                    else int(engine_roots[g]),
                     "game": int(g),
                     "episode": int(self._episode[g]),
                     "explicit_walls": n_explicit,
