@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import importlib.util
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from mcr_env.engine import GameState, MCREngine, RulesConfig, make_wall
+from mcr_env.engine import GameState, MCREngine, Phase, RulesConfig, make_wall
 from mcr_env.engine.actions import (
+    HU,
     PASS,
+    PLAY_OFFSET,
     action_name,
     angang_action,
     chi_action,
@@ -29,18 +33,46 @@ from mcr_env.engine.records import (
     validate_record,
     write_records,
 )
-from mcr_env.engine.render import render_engine, render_table
+from mcr_env.engine.render import (
+    render_engine,
+    render_hand_result,
+    render_record,
+    render_table,
+)
+from mcr_env.scoring.shanten import shanten_batch
 from mcr_env.tiles import code_to_tile
 
 FIELDS = [f.name for f in dataclasses.fields(GameState)]
 
 
+def policy(rec, rng) -> np.ndarray:
+    """Hu whenever legal; otherwise uniformly random legal actions, except that in odd games
+    the seat on turn plays the discard leaving the lowest shanten (so that hands are won and
+    fans/settlements get recorded)."""
+    mask = rec.legal_mask
+    noise = rng.random(mask.shape) + 1.0
+    noise[:, :, HU] += 10.0
+    acts = np.where(mask, noise, 0.0).argmax(axis=2)
+    st = rec.state
+    phase = st.phase
+    for g in np.nonzero((np.arange(rec.batch_size) % 2 == 1) & ~rec.terminated)[0]:
+        if phase[g] not in (Phase.ACT, Phase.DISCARD):
+            continue
+        s = int(st.current_seat[g])
+        if acts[g, s] == HU:
+            continue
+        plays = np.nonzero(mask[g, s, PLAY_OFFSET : PLAY_OFFSET + 34])[0]
+        hands = np.repeat(st.hand[g, s][None], plays.size, axis=0)
+        hands[np.arange(plays.size), plays] -= 1
+        sh = shanten_batch(hands, np.full(plays.size, st.n_melds[g, s]))
+        acts[g, s] = PLAY_OFFSET + rng.choice(plays[sh == sh.min()])
+    return acts
+
+
 def play_random(rec, rng, games=None) -> None:
-    """Uniformly random legal actions until every game of the recorder's engine ended."""
+    """Play every game of the recorder's engine to its end with :func:`policy`."""
     while not rec.terminated.all():
-        noise = rng.random(rec.legal_mask.shape) + 1.0
-        acts = np.where(rec.legal_mask, noise, 0.0).argmax(axis=2)
-        rec.step(acts, games=None if games is None else games(rng, rec.batch_size))
+        rec.step(policy(rec, rng), games=None if games is None else games(rng, rec.batch_size))
 
 
 def recorded(config: RulesConfig, n: int, seed: int) -> tuple[MCREngine, list[dict]]:
@@ -94,6 +126,9 @@ def test_record_replay_identical(config, n, seed, tmp_path):
         rep = replay(r)
         assert_same_game(eng, g, rep)
         assert r["final_scores"] == eng.state.match_scores[g].tolist()
+    wins = [h["result"] for r in back for h in r["hands"] if h["result"]["winner"] >= 0]
+    assert len(wins) >= (10 if n > 2 else 3)  # fans and settlements of wins are exercised
+    assert all(w["fans"] and w["total"] >= 8 and max(w["settlement"]) > 0 for w in wins)
 
 
 def test_decisions_and_results_content():
@@ -162,8 +197,9 @@ def test_recorder_stands_in_for_the_engine():
 # ------------------------------------------------------------------ tampered records
 @pytest.fixture(scope="module")
 def one_record():
-    _, (r,) = recorded(RulesConfig(), 1, 21)
-    return r
+    """A recorded hand won on a discard."""
+    _, records = recorded(RulesConfig(), 8, 21)
+    return next(r for r in records if r["hands"][0]["result"]["end_reason"] == "DISCARD")
 
 
 def _claim_pass(r):
@@ -223,6 +259,14 @@ def test_tampered_results(one_record):
     s[0] += 8
     s[1] -= 8
     with pytest.raises(ReplayError, match=r"result\.settlement\[0\]: engine gives"):
+        replay(r)
+    r = copy.deepcopy(one_record)
+    r["hands"][0]["result"]["fans"][0]["count"] += 1
+    with pytest.raises(ReplayError, match=r"result\.fans\[0\]\.count: engine gives 1"):
+        replay(r)
+    r = copy.deepcopy(one_record)
+    r["hands"][0]["result"]["total"] += 1
+    with pytest.raises(ReplayError, match=r"result\.total"):
         replay(r)
     r = copy.deepcopy(one_record)
     r["hands"][0]["result"]["end_reason"] = "ROB_KONG"
@@ -448,3 +492,63 @@ def test_render_random_tables_and_errors():
         render_table(eng.state, 0, to_act=np.zeros(3, bool))
     with pytest.raises(TypeError, match="GameState"):
         render_table(eng, 0)
+
+
+# ------------------------------------------------------------------ hand result text, scripts
+def test_render_hand_result_and_record(one_record):
+    res = one_record["hands"][0]["result"]
+    line = render_hand_result(res, 0)
+    w, frm = res["winner"], res["win_from"]
+    assert line.startswith(
+        f"Hand 1: seat {w} wins on the discard of seat {frm} with {res['win_tile']}, "
+        f"{res['total']} points ({res['fans'][0]['name']} {res['fans'][0]['points']}"
+    )
+    assert line.endswith("; settlement " + " ".join(f"{x:+d}" for x in res["settlement"]))
+    blocks: list[str] = []
+    eng = render_record(one_record, moves=True, seat=1, tiles="codes", out=blocks.append)
+    n_steps = one_record["hands"][0]["decisions"][-1][0] + 1
+    assert len(blocks) == 1 + 2 * n_steps + 1  # deal, (decisions, table) per step, result
+    assert blocks[1].startswith("step 0: seat 0 Play ")
+    assert blocks[-2] == line and blocks[-1] == render_engine(eng, 0, 1, tiles="codes")
+    blocks = []
+    render_record(one_record, out=blocks.append)
+    assert blocks == [line, render_engine(eng)]
+
+
+def _script(name: str):
+    path = Path(__file__).resolve().parent.parent / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_script_{name}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_record_and_replay_scripts(tmp_path, capsys):
+    out = tmp_path / "r.jsonl"
+    summary = _script("record").main(
+        ["--games", "5", "--batch-size", "2", "--seed", "9", "--out", str(out), "--no-progress"]
+    )
+    assert summary["games"] == 5 and summary["hands"] == 5
+    records = read_records(out)
+    assert [(r["origin"]["game"], r["origin"]["episode"]) for r in records] == [
+        (0, 0),
+        (1, 0),
+        (0, 1),
+        (1, 1),
+        (0, 2),
+    ]
+    replay_main = _script("replay").main
+    capsys.readouterr()
+    assert replay_main([str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("record 0: ok  seed 9 game 0 episode 0  ")
+    assert lines[-1] == "5 record(s) verified"
+    assert replay_main([str(out), "--index", "2", "--codes", "--seat", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "phase OVER" in text and text.endswith("record 2: verified\n")
+    bad = copy.deepcopy(records[1])
+    bad["hands"][0]["decisions"][0][2:] = [PASS, "Pass"]
+    write_records(out, [records[0], bad])
+    assert replay_main([str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: record 1: step 0 (hand 0): seat 0 action 0 (Pass) is not legal")

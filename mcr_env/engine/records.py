@@ -645,7 +645,7 @@ def replay(record: dict, on_step: StepCallback | None = None) -> MCREngine:
         if not np.array_equal(got, want):
             idx = tuple(int(i) for i in np.argwhere(got != want)[0]) if got.ndim else ()
             raise ReplayError(
-                f"final_state.{f.name}{list(idx)}: engine gives {got[idx]!r}, record has "
-                f"{want[idx]!r}"
+                f"final_state.{f.name}{list(idx)}: engine gives {got[idx].item()!r}, record "
+                f"has {want[idx].item()!r}"
             )
     return eng

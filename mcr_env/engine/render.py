@@ -32,7 +32,7 @@ import numpy as np
 from mcr_env.engine.state import EndReason, GameState, MeldKind, Phase
 from mcr_env.tiles import tile_glyph, tile_to_code
 
-__all__ = ["TILE_STYLES", "render_engine", "render_table"]
+__all__ = ["TILE_STYLES", "render_engine", "render_hand_result", "render_record", "render_table"]
 
 TILE_STYLES = ("glyphs", "codes")
 """Valid ``tiles=`` values of :func:`render_table`."""
@@ -251,3 +251,77 @@ def _result_text(v: dict) -> str:
 def render_engine(engine, game: int = 0, seat: int | None = None, *, tiles: str = "glyphs") -> str:
     """:func:`render_table` of ``engine.state`` with the engine's ``to_act``."""
     return render_table(engine.state, game, seat, tiles=tiles, to_act=engine.to_act)
+
+
+def render_hand_result(result: dict, hand: int | None = None) -> str:
+    """One line describing a record's hand ``result`` (see :mod:`mcr_env.engine.records`).
+
+    Example: ``"Hand 1: seat 2 wins on the discard of seat 0 with B5, 14 points (Mixed Triple
+    Chow 8, All Chows 2 ...); settlement -22 -8 38 -8"``.
+    """
+    head = f"Hand {hand + 1}: " if hand is not None else ""
+    reason = result["end_reason"]
+    w, frm = result["winner"], result["win_from"]
+    if reason == "SELF_DRAWN":
+        what = f"seat {w} wins self-drawn with {result['win_tile']}"
+    elif reason == "DISCARD":
+        what = f"seat {w} wins on the discard of seat {frm} with {result['win_tile']}"
+    elif reason == "ROB_KONG":
+        what = f"seat {w} wins by robbing the kong of seat {frm} with {result['win_tile']}"
+    elif reason == "EXHAUSTIVE":
+        what = "exhaustive draw"
+    else:
+        what = f"penalty for seat(s) {', '.join(str(s) for s in result['offenders'])}"
+    if result["fans"]:
+        fans = ", ".join(
+            f"{f['name']} {f['points']}" + (f" x{f['count']}" if f["count"] > 1 else "")
+            for f in result["fans"]
+        )
+        what += f", {result['total']} points ({fans})"
+    settle = " ".join(f"{x:+d}" for x in result["settlement"])
+    return f"{head}{what}; settlement {settle}"
+
+
+def render_record(
+    record: dict, *, moves: bool = False, seat: int | None = None, tiles: str = "glyphs", out=print
+):
+    """Replay a game record (verified, :func:`mcr_env.engine.records.replay`) and write its
+    text to ``out`` (a callable taking one str per block): the table after the deal and after
+    every step (``moves=True``) or only the final table, plus one line per hand result.
+
+    Args:
+        record: a record dict.
+        moves: print every step (the decisions made, then the table).
+        seat: render the tables as this seat sees them (None: full view).
+        tiles: "glyphs" or "codes".
+        out: receiver of the text blocks (default ``print``).
+
+    Returns:
+        The replayed engine (B = 1).
+
+    Raises:
+        RecordError / ReplayError: as :func:`~mcr_env.engine.records.replay`.
+        ValueError: bad ``seat`` or ``tiles``.
+    """
+    from mcr_env.engine.records import replay
+
+    if seat is not None:
+        _check_int(seat, "seat", 4)
+    if tiles not in TILE_STYLES:
+        raise ValueError(f"tiles must be one of {TILE_STYLES}, got {tiles!r}")
+    hands = record.get("hands", []) if isinstance(record, dict) else []
+
+    def on_step(eng, step, decisions):
+        if step >= 0 and moves:
+            said = "; ".join(f"seat {s} {name}" for _, s, _, name in decisions)
+            out(f"step {step}: {said}")
+        if eng.hand_over[0]:
+            h = eng.last_hand_result[0].hand_number
+            out(render_hand_result(hands[h]["result"], h))
+        if moves:
+            out(render_engine(eng, 0, seat, tiles=tiles))
+
+    eng = replay(record, on_step=on_step)
+    if not moves:
+        out(render_engine(eng, 0, seat, tiles=tiles))
+    return eng
