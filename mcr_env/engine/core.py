@@ -157,6 +157,13 @@ class HandResult:
     """Seats punished for an illegal action (``illegal_action="penalize"``)."""
 
 
+def _not_a_win_error() -> type[ValueError]:
+    """Late import of the scorer's "not a win" exception (layer below the engine)."""
+    from mcr_env.scoring import NotAWinError
+
+    return NotAWinError
+
+
 def _scoring():
     """Late import of the scorer (layer below the engine)."""
     from mcr_env.scoring import score_win
@@ -996,12 +1003,10 @@ class MCREngine:
                 flowers=int(st.flower_count[gi, si]),
                 profile=self.config.scoring_profile,
             )
-        except ValueError as e:
+        except _not_a_win_error():
             # the shape tests and the scorer disagree only if the scorer finds no winning
             # reading; any other error is an engine bug and must surface
-            if "not a winning hand" in str(e):
-                return None
-            raise
+            return None
         return res if res.is_legal_win else None
 
     # ------------------------------------------------------------------ endings

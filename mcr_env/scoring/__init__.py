@@ -10,7 +10,7 @@ from mcr_env.scoring.fans import (
     PROFILES,
     Fan,
 )
-from mcr_env.scoring.score import FanResult, ScoreResult, score_win
+from mcr_env.scoring.score import FanResult, NotAWinError, ScoreResult, score_win
 from mcr_env.scoring.settlement import penalty, settle, settle_batch
 from mcr_env.scoring.shanten import (
     complete_mask,
@@ -34,6 +34,7 @@ __all__ = [
     "PROFILES",
     "Fan",
     "FanResult",
+    "NotAWinError",
     "ScoreResult",
     "complete_mask",
     "honors_knitted_shanten",

@@ -1,0 +1,869 @@
+"""Fan evaluation of a complete MCR hand (RULES.md sections 5, 6, 6a, 6b).
+
+Design
+------
+A hand is scored reading by reading; a *reading* is one way to see the 14 (or more, with
+kongs) tiles as a winning form: four sets and a pair, Seven Pairs, Thirteen Orphans, Honors and
+Knitted Tiles, or Knitted Straight plus one set and a pair. Each reading's fans come from
+independent detectors, then the non-repeat principle removes implied fans, and the reading with
+the highest total is kept:
+
+1. *Tile properties* (flushes, honors, terminals, green, reversible, rank ranges, voided suit,
+   All Types): functions of the set of tile kinds present, computed with 34-bit masks built
+   from the :mod:`mcr_env.tiles` predicate arrays and cached per mask.
+2. *Set shapes* (All Pungs, All Chows, Outside Hand, All Five, All Even Pungs, Tile Hog, and
+   the pair-dependent Pure Terminal Chows, Three-Suited Terminal Chows, Little Four Winds,
+   Little Three Dragons): functions of the reading's chows, pungs, kongs and pair, cached per
+   reading.
+3. *Set combinations*: every candidate instance ``(fan, group of sets)`` among the chows
+   (Quadruple Chow ... Two Terminal Chows) and among the pungs (Big Four Winds ... Double
+   Pung) is listed, then :func:`_select` chooses the instances to count by the MCR principles
+   (RULES.md section 5) as an explicit search: the chosen groups must form a *hyperforest*
+   over the sets (each counted combination joins sets not yet linked to each other: this is
+   non-separation plus account-once), two instances of the same fan may not share a set
+   (non-identical), and the selection maximises points. Among selections with equal points the
+   one whose sorted fan list is lexicographically first in :class:`Fan` order is kept (the
+   higher-ranked fan, then more of it); this reproduces PyMahjongGB 1.4.0 on every
+   combination of up to four chows or pungs (checked exhaustively while writing this module).
+4. *Per-pung fans*: Dragon Pung, Prevalent/Seat Wind, Pung of Terminals or Honors (a wind pung
+   already counted by a wind fan or a wind-group fan, and every dragon pung, is not a Pung of
+   Terminals or Honors).
+5. *Kongs and concealed pungs* (RULES.md 6b): one kong-series fan; one concealed-pung-series
+   fan counting concealed kongs and concealed pungs, where a pung completed by a discarded
+   winning tile is melded unless the reading has a concealed chow holding the winning tile.
+6. *Win situation*: Self-Drawn, Fully Concealed / Concealed / Melded Hand, Last Tile Draw /
+   Claim, Out with Replacement Tile, Robbing The Kong, Last Tile; wait fans only when the
+   13-tile hand waits on exactly one tile kind, Edge over Closed over Single, none in the
+   special forms.
+7. *Non-repeat*: fans are visited in :class:`Fan` order and each fan still present removes the
+   fans :data:`~mcr_env.scoring.fans.FAN_IMPLIES` lists for it (a fan removed this way no
+   longer removes anything), plus :data:`EXTRA_IMPLIES` (PyMahjongGB's additions, as data).
+   Chicken Hand is added when nothing is left.
+
+Reading choice: highest total; between equal totals see :func:`evaluate`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from mcr_env import tiles as _tiles
+from mcr_env.scoring.decompose import (
+    CHOW,
+    KNITTED_STRAIGHTS,
+    PUNG,
+    THIRTEEN_ORPHANS_TILES,
+    regular_divisions,
+    regular_waits,
+    seven_pairs_wait,
+)
+from mcr_env.scoring.fans import FAN_IMPLIES, NUM_FANS, POINTS_ARRAY, Fan
+
+__all__ = [
+    "MELD_CHOW",
+    "MELD_PUNG",
+    "MELD_KONG",
+    "MELD_CONCEALED_KONG",
+    "EXTRA_IMPLIES",
+    "PER_SET_IMPLIES",
+    "DOWNGRADE",
+    "evaluate",
+    "clear_caches",
+]
+
+MELD_CHOW, MELD_PUNG, MELD_KONG, MELD_CONCEALED_KONG = 0, 1, 2, 3
+"""Meld kinds of :func:`evaluate`: claimed chow (tile = lowest tile), claimed pung, melded kong
+(claimed or promoted), concealed kong."""
+
+# ---------------------------------------------------------------------------------------------
+# Tile-kind masks (bit t = tile id t)
+
+_KINDS = range(34)
+_RANK = [int(r) for r in _tiles.TILE_RANK[:34]]  # 1..9 for suit tiles
+_SUIT = [int(s) for s in _tiles.TILE_SUIT[:34]]  # 0..2 suits, 3 winds, 4 dragons
+
+
+def _mask_of(pred) -> int:
+    return sum(1 << t for t in _KINDS if pred(t))
+
+
+_M_HONOR = _mask_of(lambda t: bool(_tiles.IS_HONOR[t]))
+_M_WIND = _mask_of(lambda t: _SUIT[t] == 3)
+_M_DRAGON = _mask_of(lambda t: _SUIT[t] == 4)
+_M_TERMINAL = _mask_of(lambda t: bool(_tiles.IS_TERMINAL[t]))
+_M_SIMPLE = _mask_of(lambda t: bool(_tiles.IS_SIMPLE[t]))
+_M_GREEN = _mask_of(lambda t: bool(_tiles.IS_GREEN[t]))
+_M_REVERSIBLE = _mask_of(lambda t: bool(_tiles.IS_REVERSIBLE[t]))
+_M_SUITS = tuple(_mask_of(lambda t, s=s: _SUIT[t] == s) for s in range(3))
+
+
+def _rank_mask(lo: int, hi: int) -> int:
+    return _mask_of(lambda t: _SUIT[t] < 3 and lo <= _RANK[t] <= hi)
+
+
+# (fan, mask every tile kind must lie in)
+_RANGE_FANS = (
+    (Fan.UPPER_TILES, _rank_mask(7, 9)),
+    (Fan.MIDDLE_TILES, _rank_mask(4, 6)),
+    (Fan.LOWER_TILES, _rank_mask(1, 3)),
+    (Fan.UPPER_FOUR, _rank_mask(6, 9)),
+    (Fan.LOWER_FOUR, _rank_mask(1, 4)),
+    (Fan.ALL_GREEN, _M_GREEN),
+    (Fan.REVERSIBLE_TILES, _M_REVERSIBLE),
+    (Fan.ALL_SIMPLES, _M_SIMPLE),
+    (Fan.ALL_TERMINALS, _M_TERMINAL),
+    (Fan.ALL_HONORS, _M_HONOR),
+)
+
+
+@lru_cache(maxsize=1 << 16)
+def _tile_property_fans(mask: int) -> tuple[Fan, ...]:
+    """Fans that depend only on which tile kinds are present (``mask``: bit t = kind t)."""
+    out = [f for f, allowed in _RANGE_FANS if not mask & ~allowed]
+    suits = sum(1 for m in _M_SUITS if mask & m)
+    honors = mask & _M_HONOR
+    if not mask & ~(_M_TERMINAL | _M_HONOR) and honors and mask & _M_TERMINAL:
+        out.append(Fan.ALL_TERMINALS_AND_HONORS)
+    if not honors:
+        out.append(Fan.NO_HONORS)
+        if suits == 1:
+            out.append(Fan.FULL_FLUSH)
+    elif suits == 1:
+        out.append(Fan.HALF_FLUSH)
+    if suits == 2:
+        out.append(Fan.ONE_VOIDED_SUIT)
+    if suits == 3 and mask & _M_WIND and mask & _M_DRAGON:
+        out.append(Fan.ALL_TYPES)
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Set-combination fans: candidate instances and the selection
+
+
+def _two_chows(a: int, b: int) -> Fan | None:
+    if a // 9 == b // 9:
+        gap = b - a
+        if gap == 0:
+            return Fan.PURE_DOUBLE_CHOW
+        if gap == 3:
+            return Fan.SHORT_STRAIGHT
+        if gap == 6:
+            return Fan.TWO_TERMINAL_CHOWS
+        return None
+    return Fan.MIXED_DOUBLE_CHOW if a % 9 == b % 9 else None
+
+
+def _three_chows(a: int, b: int, c: int) -> Fan | None:
+    ranks = (a % 9, b % 9, c % 9)
+    suits = {a // 9, b // 9, c // 9}
+    if len(suits) == 1:
+        if a == c:
+            return Fan.PURE_TRIPLE_CHOW
+        if b - a == c - b and b - a in (1, 2):
+            return Fan.PURE_SHIFTED_CHOWS
+        return Fan.PURE_STRAIGHT if ranks == (0, 3, 6) else None
+    if len(suits) == 3:
+        lo, mid, hi = sorted(ranks)
+        if lo == hi:
+            return Fan.MIXED_TRIPLE_CHOW
+        if (lo, mid, hi) == (0, 3, 6):
+            return Fan.MIXED_STRAIGHT
+        if mid == lo + 1 and hi == mid + 1:
+            return Fan.MIXED_SHIFTED_CHOWS
+    return None
+
+
+def _four_chows(a: int, b: int, c: int, d: int) -> Fan | None:
+    if a // 9 != d // 9:
+        return None
+    if a == d:
+        return Fan.QUADRUPLE_CHOW
+    step = b - a
+    if step in (1, 2) and c - b == step and d - c == step:
+        return Fan.FOUR_PURE_SHIFTED_CHOWS
+    return None
+
+
+def _two_pungs(a: int, b: int) -> Fan | None:
+    if b < 27:
+        return Fan.DOUBLE_PUNG if a // 9 != b // 9 and a % 9 == b % 9 else None
+    if a >= 31:
+        return Fan.TWO_DRAGONS_PUNGS
+    return None
+
+
+def _three_pungs(a: int, b: int, c: int) -> Fan | None:
+    if c < 27:
+        suits = {a // 9, b // 9, c // 9}
+        if len(suits) == 1:
+            return Fan.PURE_SHIFTED_PUNGS if b == a + 1 and c == b + 1 else None
+        if len(suits) == 3:
+            lo, mid, hi = sorted((a % 9, b % 9, c % 9))
+            if lo == hi:
+                return Fan.TRIPLE_PUNG
+            if mid == lo + 1 and hi == mid + 1:
+                return Fan.MIXED_SHIFTED_PUNGS
+        return None
+    if a >= 31:
+        return Fan.BIG_THREE_DRAGONS
+    if 27 <= a and c <= 30:
+        return Fan.BIG_THREE_WINDS
+    return None
+
+
+def _four_pungs(a: int, b: int, c: int, d: int) -> Fan | None:
+    if d < 27 and a // 9 == d // 9 and d == a + 3 and b == a + 1 and c == a + 2:
+        return Fan.FOUR_PURE_SHIFTED_PUNGS
+    if (a, b, c, d) == (27, 28, 29, 30):
+        return Fan.BIG_FOUR_WINDS
+    return None
+
+
+# subsets of up to 4 set positions, largest groups first (bitmask over positions)
+_GROUPS = {
+    n: tuple(m for size in (4, 3, 2) for m in range(1 << n) if bin(m).count("1") == size)
+    for n in range(5)
+}
+_GROUP_FN = {
+    4: (_four_chows, _four_pungs),
+    3: (_three_chows, _three_pungs),
+    2: (_two_chows, _two_pungs),
+}
+_BOTZONE_POINTS = POINTS_ARRAY["botzone"]
+
+
+def _instances(sets: tuple[int, ...], pungs: bool) -> list[tuple[Fan, int]]:
+    """Every ``(fan, group bitmask)`` whose sets (sorted tile ids) form that fan by themselves."""
+    out = []
+    n = len(sets)
+    for m in _GROUPS[n]:
+        members = [sets[i] for i in range(n) if m >> i & 1]
+        fan = _GROUP_FN[len(members)][1 if pungs else 0](*members)
+        if fan is not None:
+            out.append((fan, m))
+    return out
+
+
+def _select(instances: list[tuple[Fan, int]], n_sets: int) -> tuple[Fan, ...]:
+    """The instances to count (RULES.md section 5), as their fans sorted by value.
+
+    Constraints: the chosen groups form a hyperforest over the ``n_sets`` sets (every group
+    links sets that are not yet linked, so no group is re-formed from sets already combined),
+    and two instances of one fan never share a set. Objective: most points, then the
+    lexicographically first sorted fan list."""
+    best_points = -1
+    best: list[int] = []
+
+    def dfs(i: int, comp: tuple[int, ...], used: dict, chosen: list[int], points: int) -> None:
+        nonlocal best_points, best
+        if i == len(instances):
+            key = sorted(chosen)
+            if points > best_points or (points == best_points and key < best):
+                best_points, best = points, key
+            return
+        fan, m = instances[i]
+        members = [j for j in range(n_sets) if m >> j & 1]
+        labels = {comp[j] for j in members}
+        if len(labels) == len(members) and not used.get(fan, 0) & m:
+            merged = min(labels)
+            new_comp = tuple(merged if c in labels else c for c in comp)
+            used2 = dict(used)
+            used2[fan] = used.get(fan, 0) | m
+            chosen.append(int(fan))
+            dfs(i + 1, new_comp, used2, chosen, points + _BOTZONE_POINTS[fan])
+            chosen.pop()
+        dfs(i + 1, comp, used, chosen, points)
+
+    dfs(0, tuple(range(n_sets)), {}, [], 0)
+    return tuple(Fan(v) for v in best)
+
+
+@lru_cache(maxsize=1 << 15)
+def _chow_combination_fans(chows: tuple[int, ...]) -> tuple[Fan, ...]:
+    """Counted chow-combination fans of sorted chows (lowest tile ids)."""
+    return _select(_instances(chows, pungs=False), len(chows))
+
+
+@lru_cache(maxsize=1 << 15)
+def _pung_combination_fans(pungs: tuple[int, ...]) -> tuple[Fan, ...]:
+    """Counted pung-combination fans of sorted pung/kong tile ids."""
+    return _select(_instances(pungs, pungs=True), len(pungs))
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-reading structure (cached): everything that does not depend on winds, melds or the win
+
+
+def _count(fans: dict[Fan, int], f: Fan, n: int = 1) -> None:
+    fans[f] = fans.get(f, 0) + n
+
+
+_OUTSIDE_CHOW_RANKS = (0, 6)  # lowest rank index of 123 / 789
+_FIVE_CHOW_RANKS = (2, 3, 4)  # 345 456 567
+
+
+@lru_cache(maxsize=1 << 16)
+def _structure(
+    chows: tuple[int, ...], pungs: tuple[int, ...], kongs: tuple[int, ...], pair: int
+) -> tuple[tuple[tuple[Fan, int], ...], int, tuple[int, ...], bool]:
+    """Fans of a four-sets-and-a-pair reading that depend only on its sets.
+
+    Args:
+        chows: sorted lowest tile ids of the chows. pungs: sorted tile ids of pungs and kongs.
+        kongs: sorted tile ids of the kongs (a subset of ``pungs``). pair: the pair's tile id.
+
+    Returns:
+        ``(fans, terminal_pungs, wind_pungs, wind_group)``: ``(fan, count)`` pairs; the number
+        of pungs of suit 1s and 9s; the wind indices 0-3 of wind pungs; True when a wind-group
+        fan (Big Three Winds, Little/Big Four Winds) covers the wind pungs.
+    """
+    fans: dict[Fan, int] = {}
+    for f in _chow_combination_fans(chows):
+        _count(fans, f)
+    for f in _pung_combination_fans(pungs):
+        _count(fans, f)
+    counts = [0] * 34
+    mask = 1 << pair
+    counts[pair] += 2
+    for c in chows:
+        counts[c] += 1
+        counts[c + 1] += 1
+        counts[c + 2] += 1
+        mask |= 7 << c
+    kong_set = set(kongs)
+    for p in pungs:
+        if p not in kong_set:
+            counts[p] += 3
+        mask |= 1 << p
+    for f in _tile_property_fans(mask):
+        _count(fans, f)
+    hogs = sum(1 for c in counts if c == 4)
+    if hogs:
+        _count(fans, Fan.TILE_HOG, hogs)
+
+    n_chows = len(chows)
+    pair_suit = _SUIT[pair]
+    if n_chows == 4:
+        if pair_suit < 3:
+            _count(fans, Fan.ALL_CHOWS)
+        pair_rank = _RANK[pair]
+        suits = [c // 9 for c in chows]
+        ranks = [c % 9 for c in chows]
+        if pair_rank == 5 and sorted(ranks) == [0, 0, 6, 6]:
+            if len(set(suits)) == 1 and suits[0] == pair_suit:
+                _count(fans, Fan.PURE_TERMINAL_CHOWS)
+            elif pair_suit not in suits and len(set(suits)) == 2:
+                by_suit = {s: sorted(r for r, t in zip(ranks, suits) if t == s) for s in suits}
+                if all(v == [0, 6] for v in by_suit.values()):
+                    _count(fans, Fan.THREE_SUITED_TERMINAL_CHOWS)
+    elif n_chows == 0:
+        _count(fans, Fan.ALL_PUNGS)
+        if all(_SUIT[t] < 3 and _RANK[t] % 2 == 0 for t in pungs + (pair,)):
+            _count(fans, Fan.ALL_EVEN_PUNGS)
+    if all(c % 9 in _OUTSIDE_CHOW_RANKS for c in chows) and all(
+        not (_M_SIMPLE >> t) & 1 for t in pungs + (pair,)
+    ):
+        _count(fans, Fan.OUTSIDE_HAND)
+    if all(c % 9 in _FIVE_CHOW_RANKS for c in chows) and all(
+        _SUIT[t] < 3 and _RANK[t] == 5 for t in pungs + (pair,)
+    ):
+        _count(fans, Fan.ALL_FIVE)
+
+    winds = tuple(p - 27 for p in pungs if _SUIT[p] == 3)
+    dragons = [p for p in pungs if _SUIT[p] == 4]
+    wind_group = len(winds) >= 3
+    if len(winds) == 3 and _SUIT[pair] == 3:
+        _count(fans, Fan.LITTLE_FOUR_WINDS)
+    if len(dragons) == 2 and _SUIT[pair] == 4:
+        _count(fans, Fan.LITTLE_THREE_DRAGONS)
+    if len(dragons) == 1:
+        _count(fans, Fan.DRAGON_PUNG)
+    terminal_pungs = sum(1 for p in pungs if (_M_TERMINAL >> p) & 1)
+    return tuple(fans.items()), terminal_pungs, winds, wind_group
+
+
+# ---------------------------------------------------------------------------------------------
+# Non-repeat
+
+
+EXTRA_IMPLIES: dict[Fan, frozenset[Fan]] = {
+    f: frozenset({Fan.FULLY_CONCEALED_HAND})
+    for f, implied in FAN_IMPLIES.items()
+    if Fan.CONCEALED_HAND in implied and f != Fan.FULLY_CONCEALED_HAND
+}
+EXTRA_IMPLIES[Fan.SEVEN_SHIFTED_PAIRS] |= {Fan.NO_HONORS}
+"""PyMahjongGB 1.4.0 exclusions beyond RULES.md's "implies" column (data, not code)."""
+
+PER_SET_IMPLIES: dict[Fan, frozenset[Fan]] = {
+    Fan.BIG_THREE_WINDS: frozenset({Fan.PUNG_OF_TERMINALS_OR_HONORS}),
+}
+"""Implications of :data:`FAN_IMPLIES` that hold only for the sets forming the fan (Big Three
+Winds: the Pung of Terminals or Honors *of those wind pungs*, RULES.md section 6). The pung
+counting already leaves those sets out, so the generic pass skips these (a 999m pung beside
+Big Three Winds still scores)."""
+
+_IMPLIES_MASK = [0] * (NUM_FANS + 1)
+for _f, _imp in FAN_IMPLIES.items():
+    for _g in _imp - PER_SET_IMPLIES.get(_f, frozenset()):
+        _IMPLIES_MASK[_f] |= 1 << _g
+for _f, _imp in EXTRA_IMPLIES.items():
+    for _g in _imp:
+        _IMPLIES_MASK[_f] |= 1 << _g
+
+
+DOWNGRADE: dict[Fan, Fan] = {Fan.FULLY_CONCEALED_HAND: Fan.SELF_DRAWN}
+"""A fan removed by non-repeat that leaves a lower fan behind: Fully Concealed Hand is
+Concealed Hand plus Self-Drawn, so a fan implying Concealed Hand (Seven Pairs, Thirteen Orphans,
+Four Concealed Pungs, ...) leaves Self-Drawn (PyMahjongGB 1.4.0)."""
+
+
+def _apply_non_repeat(fans: dict[int, int]) -> None:
+    """Remove, in place, every fan implied by a higher fan still present (RULES.md 5.1); a
+    removed fan listed in :data:`DOWNGRADE` leaves its lower fan unless that is implied too."""
+    removed = 0
+    for f in sorted(fans):
+        if removed >> f & 1:
+            continue
+        removed |= _IMPLIES_MASK[f]
+    if removed:
+        for f in list(fans):
+            if removed >> f & 1:
+                del fans[f]
+                low = DOWNGRADE.get(f)
+                if low is not None and not removed >> low & 1:
+                    fans[low] = 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Waits
+
+
+@lru_cache(maxsize=1 << 16)
+def _waits_on_one_kind(standing: tuple[int, ...], n_melds: int) -> bool:
+    """True when the 13-tile hand (``standing``: concealed counts) waits on exactly one kind,
+    over every winning form (shape only, RULES.md 6b)."""
+    kinds = set(regular_waits(standing))
+    if n_melds == 0:
+        sp = seven_pairs_wait(standing)
+        if sp >= 0:
+            kinds.add(sp)
+        kinds.update(_special_waits(standing))
+    elif n_melds == 1:
+        kinds.update(_knitted_waits(standing))
+    return len(kinds) == 1
+
+
+def _special_waits(standing: tuple[int, ...]) -> list[int]:
+    out = []
+    orphans = [standing[t] for t in THIRTEEN_ORPHANS_TILES]
+    if sum(orphans) == 13:
+        missing = [t for t, c in zip(THIRTEEN_ORPHANS_TILES, orphans) if c == 0]
+        if not missing:
+            out.extend(THIRTEEN_ORPHANS_TILES)
+        elif len(missing) == 1:
+            out.append(missing[0])
+    if max(standing) == 1:
+        for ks in KNITTED_STRAIGHTS:
+            held = set(t for t in range(27) if standing[t])
+            if held <= set(ks):
+                out.extend(t for t in ks if not standing[t])
+                out.extend(t for t in range(27, 34) if not standing[t])
+    out.extend(_knitted_waits(standing))
+    return out
+
+
+def _knitted_waits(standing: tuple[int, ...]) -> list[int]:
+    out = []
+    for ks in KNITTED_STRAIGHTS:
+        missing = [t for t in ks if not standing[t]]
+        if len(missing) > 1:
+            continue
+        rest = list(standing)
+        for t in ks:
+            if rest[t]:
+                rest[t] -= 1
+        rest_t = tuple(rest)
+        if missing:
+            rest_t2 = list(rest_t)
+            rest_t2[missing[0]] += 0
+            if _regular_complete(rest_t):
+                out.append(missing[0])
+        else:
+            out.extend(regular_waits(rest_t))
+    return out
+
+
+def _regular_complete(counts: tuple[int, ...]) -> bool:
+    return bool(regular_divisions(counts)) if sum(counts) % 3 == 2 else False
+
+
+# ---------------------------------------------------------------------------------------------
+# Readings
+
+
+def _situation(
+    fans: dict[int, int],
+    claimed: int,
+    self_drawn: bool,
+    last_tile: bool,
+    wall_last: bool,
+    robbing: bool,
+    replacement: bool,
+) -> None:
+    """Win-situation fans (RULES.md 6a 44-47, 53, 56, 58, 62, 80)."""
+    if self_drawn:
+        fans[Fan.FULLY_CONCEALED_HAND if not claimed else Fan.SELF_DRAWN] = 1
+        if wall_last:
+            fans[Fan.LAST_TILE_DRAW] = 1
+        if replacement:
+            fans[Fan.OUT_WITH_REPLACEMENT_TILE] = 1
+    else:
+        if not claimed:
+            fans[Fan.CONCEALED_HAND] = 1
+        elif claimed == 4:
+            fans[Fan.MELDED_HAND] = 1
+        if wall_last:
+            fans[Fan.LAST_TILE_CLAIM] = 1
+        if robbing:
+            fans[Fan.ROBBING_THE_KONG] = 1
+    if last_tile:
+        fans[Fan.LAST_TILE] = 1
+
+
+_KONG_FAN = {
+    (1, 0): Fan.MELDED_KONG,
+    (0, 1): Fan.CONCEALED_KONG,
+    (2, 0): Fan.TWO_MELDED_KONGS,
+    (0, 2): Fan.TWO_CONCEALED_KONGS,
+    (1, 1): Fan.CONCEALED_KONG_AND_MELDED_KONG,
+}
+_CONCEALED_PUNG_FAN = {
+    2: Fan.TWO_CONCEALED_PUNGS,
+    3: Fan.THREE_CONCEALED_PUNGS,
+    4: Fan.FOUR_CONCEALED_PUNGS,
+}
+
+
+def _total(fans: dict[int, int]) -> int:
+    return sum(_BOTZONE_POINTS[f] * c for f, c in fans.items())
+
+
+def _finish(fans: dict[int, int]) -> None:
+    _apply_non_repeat(fans)
+    if not fans:
+        fans[Fan.CHICKEN_HAND] = 1
+
+
+def _wait_position(sets, pair: int, win: int) -> Fan | None:
+    """The wait fan the winning tile's place in a reading's concealed sets allows: Edge (3 of
+    12, 7 of 89) over Closed (middle of a chow) over Single (the pair); None if none."""
+    fan = Fan.SINGLE_WAIT if pair == win else None
+    for kind, t in sets:
+        if kind == CHOW and t <= win <= t + 2:
+            if (win == t + 2 and t % 9 == 0) or (win == t and t % 9 == 6):
+                return Fan.EDGE_WAIT
+            if win == t + 1:
+                fan = Fan.CLOSED_WAIT
+    return fan
+
+
+@lru_cache(maxsize=1 << 14)
+def _knitted_structure(
+    ks: tuple[int, ...],
+    sets: tuple[tuple[int, int], ...],
+    meld_chows: tuple[int, ...],
+    meld_pungs: tuple[int, ...],
+    kongs: tuple[int, ...],
+    pair: int,
+) -> tuple[tuple[Fan, int], ...]:
+    """Fans of a Knitted Straight reading (the nine knitted tiles ``ks`` standing in for three
+    chows, one more set and a pair) that do not depend on winds or the win: Knitted Straight,
+    tile properties, Tile Hog, All Chows, Dragon Pung."""
+    fans: dict[Fan, int] = {Fan.KNITTED_STRAIGHT: 1}
+    counts = [0] * 34
+    for t in ks:
+        counts[t] += 1
+    counts[pair] += 2
+    chows = list(meld_chows)
+    pungs = list(meld_pungs)
+    for kind, t in sets:
+        (chows if kind == CHOW else pungs).append(t)
+    for t in chows:
+        counts[t] += 1
+        counts[t + 1] += 1
+        counts[t + 2] += 1
+    for t in pungs:
+        if t not in kongs:
+            counts[t] += 3
+    mask = 0
+    for t in pungs:
+        mask |= 1 << t
+    for t in _KINDS:
+        if counts[t]:
+            mask |= 1 << t
+    for f in _tile_property_fans(mask):
+        fans[f] = 1
+    hogs = sum(1 for c in counts if c == 4)
+    if hogs:
+        fans[Fan.TILE_HOG] = hogs
+    if chows and _SUIT[pair] < 3:
+        fans[Fan.ALL_CHOWS] = 1
+    if any(_SUIT[t] == 4 for t in pungs):
+        fans[Fan.DRAGON_PUNG] = 1
+    return tuple(fans.items())
+
+
+def evaluate(
+    standing: tuple[int, ...],
+    win: int,
+    melds: tuple[tuple[int, int], ...],
+    self_drawn: bool,
+    fourth: bool,
+    wall_last: bool,
+    about_kong: bool,
+    seat: int,
+    prevalent: int,
+) -> dict[int, int] | None:
+    """Fans of the best reading of a complete hand, ``{fan value: count}`` (botzone fans).
+
+    Args:
+        standing: ``(34,)`` counts of the concealed tiles without the winning tile.
+        win: winning tile id. melds: ``(kind, tile)`` with kind :data:`MELD_CHOW` (tile =
+            lowest tile), :data:`MELD_PUNG`, :data:`MELD_KONG` or :data:`MELD_CONCEALED_KONG`.
+        self_drawn, fourth, wall_last, about_kong: win flags of
+            :func:`mcr_env.scoring.score_win`. seat, prevalent: winds 0-3.
+
+    Returns:
+        The fans (Flower Tiles excluded) of the reading with the highest total in botzone
+        points, or None when the tiles form no winning reading.
+    """
+    counts = list(standing)
+    counts[win] += 1
+    counts14 = tuple(counts)
+    meld_chows: list[int] = []
+    meld_pungs: list[int] = []
+    kongs: list[int] = []
+    claimed = melded_kongs = concealed_kongs = 0
+    for kind, t in melds:
+        if kind == MELD_CHOW:
+            meld_chows.append(t)
+            claimed += 1
+        elif kind == MELD_PUNG:
+            meld_pungs.append(t)
+            claimed += 1
+        else:
+            kongs.append(t)
+            meld_pungs.append(t)
+            if kind == MELD_KONG:
+                melded_kongs += 1
+                claimed += 1
+            else:
+                concealed_kongs += 1
+    kongs_t = tuple(sorted(kongs))
+    n_melds = len(melds)
+
+    # Copies of the winning tile elsewhere in the hand decide Last Tile and Robbing The Kong:
+    # a copy held concealed contradicts both; three copies in one's own melds make the winning
+    # tile the last one whatever the flag says (PyMahjongGB 1.4.0).
+    held = standing[win]
+    shown = sum(1 for kind, t in melds if kind == MELD_CHOW and t <= win <= t + 2)
+    shown += sum(3 for kind, t in melds if kind == MELD_PUNG and t == win)
+    last_tile = (fourth and not held) or shown == 3
+    robbing = about_kong and not held and not shown
+    replacement = about_kong and bool(kongs)
+    base: dict[int, int] = {}
+    _situation(base, claimed, self_drawn, last_tile, wall_last, robbing, replacement)
+    n_kongs = melded_kongs + concealed_kongs
+    if n_kongs >= 3:
+        base[Fan.FOUR_KONGS if n_kongs == 4 else Fan.THREE_KONGS] = 1
+    elif n_kongs:
+        base[_KONG_FAN[melded_kongs, concealed_kongs]] = 1
+
+    readings: list[tuple[int, dict[int, int], int]] = []  # (total, fans, chows)
+    one_wait: bool | None = None
+    nine_gates = n_melds == 0 and _is_nine_gates(standing)
+
+    for sets, pair in regular_divisions(counts14):
+        chows = list(meld_chows)
+        pungs = list(meld_pungs)
+        concealed_pungs = concealed_kongs
+        win_in_pung = win_in_chow = False
+        for kind, t in sets:
+            if kind == CHOW:
+                chows.append(t)
+                if t <= win <= t + 2:
+                    win_in_chow = True
+            else:
+                pungs.append(t)
+                concealed_pungs += 1
+                if t == win:
+                    win_in_pung = True
+        if win_in_pung and not self_drawn and not win_in_chow:
+            concealed_pungs -= 1
+        chows.sort()
+        pungs.sort()
+        sfans, terminal_pungs, winds, wind_group = _structure(
+            tuple(chows), tuple(pungs), kongs_t, pair
+        )
+        fans = dict(base)
+        for f, c in sfans:
+            fans[f] = c
+        if concealed_pungs >= 2:
+            fans[_CONCEALED_PUNG_FAN[min(concealed_pungs, 4)]] = 1
+        th = terminal_pungs
+        for w in winds:
+            if w == prevalent:
+                fans[Fan.PREVALENT_WIND] = 1
+            if w == seat:
+                fans[Fan.SEAT_WIND] = 1
+            if not wind_group and w != prevalent and w != seat:
+                th += 1
+        if nine_gates:
+            fans[Fan.NINE_GATES] = 1
+            th -= 1
+        if th > 0:
+            fans[Fan.PUNG_OF_TERMINALS_OR_HONORS] = th
+        wait_fan = _wait_position(sets, pair, win)
+        if wait_fan is not None:
+            if one_wait is None:
+                one_wait = _waits_on_one_kind(standing, n_melds)
+            if one_wait:
+                fans[wait_fan] = 1
+        _finish(fans)
+        readings.append((_total(fans), fans, len(chows)))
+
+    if n_melds <= 1:
+        for ks in KNITTED_STRAIGHTS:
+            if not all(counts14[t] for t in ks):
+                continue
+            rest = list(counts14)
+            for t in ks:
+                rest[t] -= 1
+            for sets, pair in regular_divisions(tuple(rest)):
+                fans = dict(base)
+                for f, c in _knitted_structure(
+                    ks, tuple(sets), tuple(meld_chows), tuple(meld_pungs), kongs_t, pair
+                ):
+                    fans[f] = c
+                th = 0
+                for kind, t in tuple(sets) + tuple((PUNG, t) for t in meld_pungs):
+                    if kind == CHOW:
+                        continue
+                    if _SUIT[t] == 3:
+                        w = t - 27
+                        if w == prevalent:
+                            fans[Fan.PREVALENT_WIND] = 1
+                        if w == seat:
+                            fans[Fan.SEAT_WIND] = 1
+                        if w != prevalent and w != seat:
+                            th += 1
+                    elif (_M_TERMINAL >> t) & 1:
+                        th += 1
+                if th:
+                    fans[Fan.PUNG_OF_TERMINALS_OR_HONORS] = th
+                wait_fan = _wait_position(sets, pair, win)
+                if wait_fan is not None:
+                    if one_wait is None:
+                        one_wait = _waits_on_one_kind(standing, n_melds)
+                    if one_wait:
+                        fans[wait_fan] = 1
+                _finish(fans)
+                readings.append((_total(fans), fans, 3 + sum(k == CHOW for k, _ in sets)))
+
+    if n_melds == 0:
+        special = _special_form(counts14)
+        if special is not None:
+            fans = dict(base)
+            for f, c in special:
+                fans[f] = c
+            _finish(fans)
+            readings.append((_total(fans), fans, -1))
+    if DEBUG_READINGS is not None:
+        DEBUG_READINGS.append(readings)
+    if not readings:
+        return None
+    best = readings[0]
+    best_key = _preference(best)
+    for r in readings[1:]:
+        key = _preference(r)
+        if key > best_key:
+            best, best_key = r, key
+    return best[1]
+
+
+def _preference(reading: tuple[int, dict[int, int], int]) -> tuple[int, bool]:
+    """Order of readings: total points, then (equal totals) a reading with Pure Triple Chow or
+    Triple Pung; remaining ties go to the earliest reading (regular divisions in
+    :func:`~mcr_env.scoring.decompose.regular_divisions` order, then Knitted Straight, then
+    the special forms). This reproduces PyMahjongGB 1.4.0's choice on every tie seen in the
+    differential runs (e.g. 222333444 + 234 + pair: Pure Triple Chow + All Chows over Pure
+    Shifted Pungs + Two Concealed Pungs, both 27)."""
+    fans = reading[1]
+    return reading[0], Fan.PURE_TRIPLE_CHOW in fans or Fan.TRIPLE_PUNG in fans
+
+
+DEBUG_READINGS: list | None = None
+
+
+def _is_nine_gates(standing: tuple[int, ...]) -> bool:
+    for s in range(3):
+        if standing[9 * s : 9 * s + 9] == (3, 1, 1, 1, 1, 1, 1, 1, 3):
+            return True
+    return False
+
+
+@lru_cache(maxsize=1 << 14)
+def _special_form(counts14: tuple[int, ...]) -> tuple[tuple[Fan, int], ...] | None:
+    """Fans of Seven Pairs, Thirteen Orphans or Honors and Knitted Tiles (14 concealed tiles),
+    situation fans excluded; None when the tiles are none of them."""
+    mask = 0
+    for t in _KINDS:
+        if counts14[t]:
+            mask |= 1 << t
+    if all(c in (0, 2, 4) for c in counts14):
+        fans: dict[Fan, int] = {Fan.SEVEN_PAIRS: 1}
+        for f in _tile_property_fans(mask):
+            fans[f] = 1
+        hogs = sum(1 for c in counts14 if c == 4)
+        if hogs:
+            fans[Fan.TILE_HOG] = hogs
+        kinds = [t for t in _KINDS if counts14[t]]
+        if len(kinds) == 7 and kinds[6] < 27 and kinds[0] // 9 == kinds[6] // 9:
+            if kinds[6] - kinds[0] == 6:
+                fans[Fan.SEVEN_SHIFTED_PAIRS] = 1
+        return tuple(fans.items())
+    if all(counts14[t] for t in THIRTEEN_ORPHANS_TILES) and not mask & ~_mask_of(
+        lambda t: t in THIRTEEN_ORPHANS_TILES
+    ):
+        return ((Fan.THIRTEEN_ORPHANS, 1),)
+    if max(counts14) == 1:
+        suited = mask & ((1 << 27) - 1)
+        for ks in KNITTED_STRAIGHTS:
+            ks_mask = sum(1 << t for t in ks)
+            if not suited & ~ks_mask:
+                fans = {}
+                if (mask & _M_HONOR) == _M_HONOR:
+                    fans[Fan.GREATER_HONORS_AND_KNITTED_TILES] = 1
+                else:
+                    fans[Fan.LESSER_HONORS_AND_KNITTED_TILES] = 1
+                if suited == ks_mask:
+                    fans[Fan.KNITTED_STRAIGHT] = 1
+                for f in _tile_property_fans(mask):
+                    fans[f] = 1
+                return tuple(fans.items())
+    return None
+
+
+def clear_caches() -> None:
+    """Empty every memo table of this module (for cold-cache benchmarks)."""
+    for fn in (
+        _tile_property_fans,
+        _chow_combination_fans,
+        _pung_combination_fans,
+        _structure,
+        _waits_on_one_kind,
+        _special_form,
+        _knitted_structure,
+    ):
+        fn.cache_clear()

@@ -1,0 +1,99 @@
+"""The fan evaluator (mcr_env.scoring.evaluate): NotAWinError, and the set-combination
+selection (RULES.md section 5) checked exhaustively against PyMahjongGB 1.4.0 on every
+combination of four melded chows and of three melded pungs."""
+
+from __future__ import annotations
+
+from itertools import combinations, combinations_with_replacement
+
+import pytest
+
+from mcr_env.scoring import NotAWinError, score_win
+from mcr_env.scoring.evaluate import _select
+from mcr_env.scoring.fans import Fan
+from mcr_env.testing import pymahjonggb_available
+from mcr_env.testing.hands import WinningHand
+from mcr_env.testing.oracle import pymahjonggb_score
+
+needs_oracle = pytest.mark.skipif(not pymahjonggb_available(), reason="needs pymahjonggb==1.4.0")
+
+HAND = ["W1", "W2", "W3", "W4", "W5", "W6", "T7", "T8", "T9", "B2", "B3", "B5", "B5"]
+
+
+def test_not_a_win_raises_not_a_win_error():
+    with pytest.raises(NotAWinError, match="not a winning hand"):
+        score_win(HAND[:-1] + ["F1"], "B4")
+    assert issubclass(NotAWinError, ValueError)
+    # other bad input is a plain ValueError, not NotAWinError
+    with pytest.raises(ValueError) as e:
+        score_win(HAND[:-1], "B4")
+    assert not isinstance(e.value, NotAWinError)
+
+
+def test_select_principles():
+    # 123m 123m 456m 456m: two Pure Double Chows and one Short Straight (3 = 4 sets - 1)
+    inst = [
+        (Fan.PURE_DOUBLE_CHOW, 0b0011),
+        (Fan.PURE_DOUBLE_CHOW, 0b1100),
+        (Fan.SHORT_STRAIGHT, 0b0101),
+        (Fan.SHORT_STRAIGHT, 0b0110),
+        (Fan.SHORT_STRAIGHT, 0b1001),
+        (Fan.SHORT_STRAIGHT, 0b1010),
+    ]
+    assert _select(inst, 4) == (Fan.PURE_DOUBLE_CHOW, Fan.PURE_DOUBLE_CHOW, Fan.SHORT_STRAIGHT)
+    # a triple fan plus one pair fan linking the fourth set; no pair inside the triple
+    inst = [
+        (Fan.PURE_STRAIGHT, 0b0111),
+        (Fan.PURE_DOUBLE_CHOW, 0b1001),
+        (Fan.SHORT_STRAIGHT, 0b0011),
+        (Fan.SHORT_STRAIGHT, 0b1010),
+    ]
+    assert _select(inst, 4) == (Fan.PURE_STRAIGHT, Fan.PURE_DOUBLE_CHOW)
+    # non-identical: one set may not serve the same fan twice
+    inst = [(Fan.MIXED_DOUBLE_CHOW, 0b011), (Fan.MIXED_DOUBLE_CHOW, 0b101)]
+    assert _select(inst, 3) == (Fan.MIXED_DOUBLE_CHOW,)
+
+
+def _melded(melds, pair: int) -> WinningHand:
+    return WinningHand(
+        hand=(pair,),
+        win_tile=pair,
+        melds=tuple(melds),
+        is_self_drawn=False,
+        is_4th_tile=False,
+        is_wall_last=False,
+        is_about_kong=False,
+        seat_wind=0,
+        prevalent_wind=1,
+        flowers=0,
+        form="regular",
+    )
+
+
+def _check(wh: WinningHand) -> None:
+    total, fans = pymahjonggb_score(wh)
+    res = score_win(**wh.kwargs(), profile="botzone")
+    assert (res.as_dict(), res.total) == (fans, total), wh
+
+
+@needs_oracle
+def test_every_four_chow_combination_matches_oracle():
+    lowest = [9 * s + r for s in range(3) for r in range(7)]
+    n = 0
+    for combo in combinations_with_replacement(lowest, 4):
+        _check(_melded([("CHI", t + 1, 1) for t in combo], 33))
+        n += 1
+    assert n == 10626
+
+
+@needs_oracle
+def test_every_three_pung_combination_matches_oracle():
+    n = 0
+    for combo in combinations(range(34), 3):
+        chow = 22 if not {21, 22, 23} & set(combo) else 4
+        for pair in (13, 30, 33):
+            if pair in combo or (chow == 4 and pair in (3, 4, 5)):
+                continue
+            _check(_melded([("PENG", t, 1) for t in combo] + [("CHI", chow, 1)], pair))
+            n += 1
+    assert n > 15000
