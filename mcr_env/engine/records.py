@@ -11,7 +11,7 @@ finished game (a single hand, or a whole 16-hand match in match mode)::
      "hands": [
        {"hand": 0, "dealer": 0, "prevalent_wind": 0, "player_at_seat": [0, 1, 2, 3],
         "wall": "W3 B7 H2 ... F1",
-        "decisions": [[0, 0, 11, "Play T1"], [1, 1, 42, "Chi W4 (claimed W3)"], ...],
+        "decisions": [[0, 0, 4, "Play W3"], [1, 1, 42, "Chi W4 (claimed W3)"], ...],
         "result": {"end_reason": "SELF_DRAWN", "winner": 2, "win_from": -1, "win_tile": "B5",
                    "fans": [{"fan": 41, "name": "Mixed Triple Chow", "points": 8, "count": 1},
                             ...],
