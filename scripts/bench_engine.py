@@ -106,8 +106,9 @@ def bench_env(batch: int, seconds: float, layout: str = "official", seed: int = 
     under random legal play.
 
     Returns:
-        dict like :func:`bench_engine` (``hands_per_s``, ``decisions_per_s``) plus
-        ``encoder`` and ``observations`` (acting-seat observations encoded).
+        dict like :func:`bench_engine` (``hands_per_s``, ``decisions_per_s``,
+        ``hands_per_cpu_s``) plus ``encoder`` and ``observations`` (acting-seat observations
+        encoded).
     """
     from mcr_env.envs.batch import MCRBatchEnv
 
@@ -118,6 +119,7 @@ def bench_env(batch: int, seconds: float, layout: str = "official", seed: int = 
         obs, *_ = env.step(random_legal_actions(obs["action_mask"], obs["to_act"], rng))
     hands = decisions = steps = 0
     t0 = time.perf_counter()
+    c0 = time.process_time()
     while True:
         decisions += int(obs["to_act"].sum())
         obs, _, _, _, info = env.step(random_legal_actions(obs["action_mask"], obs["to_act"], rng))
@@ -126,6 +128,7 @@ def bench_env(batch: int, seconds: float, layout: str = "official", seed: int = 
         if steps % 16 == 0 and time.perf_counter() - t0 >= seconds:
             break
     dt = time.perf_counter() - t0
+    cpu = time.process_time() - c0
     return {
         "batch": batch,
         "layout": layout,
@@ -137,6 +140,8 @@ def bench_env(batch: int, seconds: float, layout: str = "official", seed: int = 
         "seconds": round(dt, 3),
         "hands_per_s": round(hands / dt, 1),
         "decisions_per_s": round(decisions / dt, 1),
+        "cpu_seconds": round(cpu, 3),
+        "hands_per_cpu_s": round(hands / cpu, 1),
     }
 
 

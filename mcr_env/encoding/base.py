@@ -156,7 +156,7 @@ class Encoder:
             games: ``(N,)`` ints in 0..B-1 (``None`` with ``seats=None``: all ``B * 4`` pairs in
                 order game-major, i.e. the result reshapes to ``(B, 4, C, 34)``).
             seats: ``(N,)`` absolute seats 0..3.
-            out: optional ``(N, C, 34) float32`` buffer to write into (it is zeroed first).
+            out: optional ``(N, C, 34) float32`` buffer to write into (entirely overwritten).
 
         Returns:
             ``(N, C, 34) float32``.
@@ -188,21 +188,28 @@ class Encoder:
             raise ValueError("seat index out of range 0..3")
         n = games.shape[0]
         if out is None:
-            out = np.zeros((n, self.num_channels, NUM_TILE_KINDS), dtype=np.float32)
-        else:
-            if out.shape != (n, self.num_channels, NUM_TILE_KINDS) or out.dtype != np.float32:
-                raise ValueError(
-                    f"out must be ({n}, {self.num_channels}, 34) float32, "
-                    f"got {out.shape} {out.dtype}"
-                )
-            out[...] = 0.0
+            out = np.empty((n, self.num_channels, NUM_TILE_KINDS), dtype=np.float32)
+        elif out.shape != (n, self.num_channels, NUM_TILE_KINDS) or out.dtype != np.float32:
+            raise ValueError(
+                f"out must be ({n}, {self.num_channels}, 34) float32, got {out.shape} {out.dtype}"
+            )
         if n == 0:
             return out
-        ctx = EncodeContext(state, games, seats)
-        for p in self.pieces:
+        self._fill(EncodeContext(state, games, seats), out)
+        return out
+
+    def _fill(self, ctx: EncodeContext, out: np.ndarray) -> None:
+        """Write every channel of ``out (N, C, 34) float32`` (uninitialised on entry): zero it,
+        then let each piece fill its channels. Subclasses may fuse pieces for speed; the
+        result must stay byte-identical to this reference."""
+        out[...] = 0.0
+        self._fill_pieces(ctx, out, self.pieces)
+
+    def _fill_pieces(self, ctx: EncodeContext, out: np.ndarray, pieces) -> None:
+        """Each piece of ``pieces`` fills its channels of ``out`` (assumed zeroed there)."""
+        for p in pieces:
             off, c = self.offsets[p.name]
             p.fill(ctx, out[:, off : off + c])
-        return out
 
     def channel_table(self) -> list[dict[str, Any]]:
         """One row per piece: name, offset, channels, scope, range, description."""

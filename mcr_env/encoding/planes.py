@@ -15,6 +15,7 @@ training only, never for acting in evaluation.
 from __future__ import annotations
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from mcr_env.encoding.base import EncodeContext, Encoder, Piece, register_encoder
 from mcr_env.engine.state import MeldKind, Phase
@@ -464,14 +465,215 @@ ORACLE_V0_DESCRIPTION = (
 )
 
 
+# --------------------------------------------------------------------------- fused planes-v0
+# The piece functions above are the readable reference; the encoders below compute the same
+# planes-v0 bytes in one fused pass (checked by tests/test_encoding_golden.py and against a
+# plain piece-by-piece Encoder along whole games):
+# * the per-seat tile counts (chows, pungs, kongs, discards) of every game are kept in a cache
+#   (:class:`_SeatCounts`) that stores the inputs it was computed from and, at each call,
+#   recomputes only the (game, seat) rows whose discards or melds differ from them: so it is
+#   exact for any state, however it was reached, and cheap when few rows changed (a step
+#   changes at most one seat's discards and melds per game);
+# * the cache keeps the seat axis twice (seats 0 1 2 3 0 1 2 3): the four relative seats of an
+#   observer at seat s are the slice s:s+4, gathered for all observers at once through a
+#   strided window view;
+# * values are written as uint8 into one buffer converted to float32 in a single pass (the
+#   only non-integer piece, ``tiles_left``, is written afterwards).
+
+_SB_CHI, _SB_PENG, _SB_GANG, _SB_DISCARDS = 0, 1, 2, 3
+_SB_CHANNELS = 4
+_K4 = np.arange(4, dtype=np.int8)[None, :, None]
+_M_CHI, _M_PENG, _M_GANG, _M_ANGANG = (
+    int(MeldKind.CHI),
+    int(MeldKind.PENG),
+    int(MeldKind.GANG),
+    int(MeldKind.ANGANG),
+)
+_P_OVER = int(Phase.OVER)
+_MELD_CHANNEL = np.full(5, -1, dtype=np.intp)
+_MELD_CHANNEL[_M_PENG] = _SB_PENG
+_MELD_CHANNEL[_M_GANG] = _SB_GANG
+_RECENT_K = np.arange(N_RECENT)[None, None, :]
+_RECENT_CH = 4 * np.arange(4)[:, None] + np.arange(N_RECENT)[None, :]  # (4 rel, K)
+
+
+class _SeatCounts:
+    """Per-seat public tile counts of B games, seat axis doubled, validated by input diffs.
+
+    Attributes:
+        counts: ``(B, 4, 8, 34) uint8``: channel 0 chows containing the tile, 1 pungs, 2 melded
+            kongs, 3 discards (claimed included), for seats 0..3 then again 0..3.
+    """
+
+    def __init__(self, b: int, discard_slots: int, meld_slots: int):
+        self.counts = np.zeros((b, _SB_CHANNELS, 8, _T), dtype=np.uint8)
+        # inputs the counts were computed from (-2: never computed, differs from any state)
+        self.discards = np.full((b, 4, discard_slots), -2, dtype=np.int8)
+        self.meld_kind = np.full((b, 4, meld_slots), -2, dtype=np.int8)
+        self.meld_tile = np.full((b, 4, meld_slots), -2, dtype=np.int8)
+
+    def update(self, state) -> np.ndarray:
+        """Bring the counts up to date with ``state``; returns ``counts``."""
+        d = state.discards
+        gi, si = np.nonzero((d != self.discards).any(axis=2))
+        if gi.size:
+            rows = d[gi, si]  # (R, 48)
+            self.discards[gi, si] = rows
+            r = gi.size
+            idx = np.arange(r, dtype=np.intp)[:, None] * (_T + 1) + 1 + rows
+            cnt = np.bincount(idx.reshape(-1), minlength=r * (_T + 1)).reshape(r, _T + 1)[:, 1:]
+            self.counts[gi, _SB_DISCARDS, si] = cnt
+            self.counts[gi, _SB_DISCARDS, si + 4] = cnt
+        kind, tile = state.meld_kind, state.meld_tile
+        changed = (kind != self.meld_kind) | (tile != self.meld_tile)
+        gi, si = np.nonzero(changed.any(axis=2))
+        if gi.size:
+            self.meld_kind[gi, si] = kind[gi, si]
+            self.meld_tile[gi, si] = tile[gi, si]
+            k, t = kind[gi, si], tile[gi, si]  # (R, 4 slots)
+            block = np.zeros((gi.size, 3, _T), dtype=np.uint8)  # chi, peng, gang
+            ri, j = np.nonzero((t >= 0) & (k != _M_CHI))  # pungs/kongs: unique per tile
+            block[ri, _MELD_CHANNEL[k[ri, j]], t[ri, j]] = 1
+            for jj in range(k.shape[1]):  # chows may repeat: add slot by slot
+                ri = np.nonzero(k[:, jj] == _M_CHI)[0]
+                mid = t[ri, jj].astype(np.intp)
+                for dt in (-1, 0, 1):
+                    block[ri, _SB_CHI, mid + dt] += 1
+            self.counts[gi, :3, si] = block
+            self.counts[gi, :3, si + 4] = block
+        return self.counts
+
+
+def _windows(arr: np.ndarray, axis: int) -> np.ndarray:
+    """Read-only view of ``arr`` (doubled seat axis ``axis`` of length 8) with a new axis 1 of
+    length 4 (the observer's absolute seat s) and ``axis`` cut to 4 (seats s .. s+3)."""
+    shape = list(arr.shape)
+    strides = list(arr.strides)
+    shape[axis] = 4
+    shape.insert(1, 4)
+    strides.insert(1, arr.strides[axis])
+    return as_strided(arr, tuple(shape), tuple(strides), writeable=False)
+
+
+def _set_onehot(u8: np.ndarray, channel: int, tiles: np.ndarray) -> None:
+    """``u8[i, channel, tiles[i]] = 1`` where ``0 <= tiles[i] < 34`` (``u8`` zeroed)."""
+    ok = np.nonzero((tiles >= 0) & (tiles < _T))[0]
+    u8[ok, channel, tiles[ok]] = 1
+
+
+def _fused_planes_v0(ctx: EncodeContext, out: np.ndarray, counts: np.ndarray) -> None:
+    """Write the 75 planes-v0 channels of ``out (N, >= 75, 34) float32`` (see the note above);
+    ``out`` may be uninitialised: all 75 channels are assigned. ``counts``: the up-to-date
+    :attr:`_SeatCounts.counts` of ``ctx.state``."""
+    st = ctx.state
+    g, s = ctx.games, ctx.seats
+    n = g.shape[0]
+    off = _OFFSETS
+    rows = np.arange(n)
+    grel = g[:, None], ctx.rel  # index of (N, 4 rel) per-seat values
+    u8 = np.zeros((n, _C, _T), dtype=np.uint8)
+    # ---- per absolute seat, for the four relative seats of each observer (r = seat s + r)
+    rel = _windows(counts, 2)[g, s]  # (N, 4 ch, 4 rel, 34)
+    o = off["chi"]  # chi, peng, gang: consecutive
+    u8[:, o : o + 12] = rel[:, _SB_CHI : _SB_GANG + 1].reshape(n, 12, _T)
+    o = off["discards"]
+    u8[:, o : o + 4] = rel[:, _SB_DISCARDS]
+    o = off["angang_count"]
+    angang = (st.meld_kind[g] == _M_ANGANG).sum(axis=2)  # (N, 4 abs)
+    u8[:, o : o + 4] = np.take_along_axis(angang, ctx.rel, axis=1)[:, :, None]
+    o = off["flowers"]
+    u8[:, o : o + 4] = st.flower_count[grel][:, :, None]
+    o = off["played_by"]  # played_by, current_seat: consecutive one-hots of relative seats
+    pb = st.played_by[g]
+    ok = np.nonzero(pb >= 0)[0]
+    u8[ok, o + (pb[ok] - s[ok]) % 4] = 1
+    cur = st.current_seat[g]
+    ok = np.nonzero(st.phase[g] != _P_OVER)[0]
+    u8[ok, o + 4 + (cur[ok] - s[ok]) % 4] = 1
+    o = off["wall_empty"]
+    left = st.tiles_left[grel]  # (N, 4 rel) int16
+    u8[:, o : o + 4] = (left <= 0)[:, :, None]
+    # recent discards (channel 4r + k): one gather of (N, 4 rel, K) tiles, one scatter
+    pos = st.n_discards[grel].astype(np.intp)[:, :, None] - 1 - _RECENT_K  # (N, 4, K)
+    ni, ri, ki = np.nonzero(pos >= 0)
+    tiles = st.discards[g[ni], ctx.rel[ni, ri], pos[ni, ri, ki]]
+    u8[ni, off["recent_discards"] + _RECENT_CH[ri, ki], tiles] = 1
+    # ---- the observer's own (private) channels
+    hand = st.hand[g, s]  # (N, 34) int8
+    o = off["hand"]
+    u8[:, o : o + 4] = hand[:, None, :] > _K4
+    _set_onehot(u8, off["drawn_tile"], st.drawn_tile[g, s])
+    own_kong = u8[:, off["own_angang"]]
+    ak = st.angang_tile[g, s]  # (N, 4); a tile is in at most one own concealed kong
+    ri, j = np.nonzero(ak >= 0)
+    own_kong[ri, ak[ri, j]] = 1
+    unseen = 4 - hand - st.visible_count[g] - 4 * own_kong.view(np.int8)  # int8: -12..4
+    o = off["unseen"]
+    u8[:, o : o + 4] = unseen[:, None, :] > _K4
+    # ---- per game / per observer broadcasts
+    _set_onehot(u8, off["tile_in_play"], st.tile_in_play[g])
+    u8[rows, off["seat_wind"], 27 + (s - st.dealer[g]) % 4] = 1
+    u8[rows, off["prevalent_wind"], 27 + st.prevalent_wind[g]] = 1
+    u8[rows, off["phase"] + st.phase[g]] = 1
+    u8[:, off["after_kong"]] = st.after_kong[g][:, None]
+    out[:, :_C] = u8  # one uint8 -> float32 pass
+    o = off["tiles_left"]
+    out[:, o : o + 4] = (left / TILES_LEFT_SCALE)[:, :, None]  # float64 -> float32, as the piece
+
+
+class _PlanesEncoder(Encoder):
+    """An encoder whose first channels are planes-v0, computed fused (byte-identical to the
+    pieces); any further pieces (oracle) are filled by their own functions. Holds one
+    :class:`_SeatCounts` cache per batch size (exact whatever states it is given)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._counts: dict[tuple, _SeatCounts] = {}
+
+    def _fill(self, ctx: EncodeContext, out: np.ndarray) -> None:
+        st = ctx.state
+        key = st.discards.shape + st.meld_kind.shape
+        cache = self._counts.get(key)
+        if cache is None:
+            if len(self._counts) >= 4:  # a few batch sizes at most; drop the oldest
+                self._counts.pop(next(iter(self._counts)))
+            cache = self._counts[key] = _SeatCounts(
+                st.discards.shape[0], st.discards.shape[2], st.meld_kind.shape[2]
+            )
+        _fused_planes_v0(ctx, out, cache.update(st))
+        rest = self.pieces[len(_PLANES_PIECES) :]
+        if rest:
+            out[:, _C:] = 0.0
+            self._fill_pieces(ctx, out, rest)
+
+
+_PLANES_PIECES = _planes_pieces()
+_C = sum(p.channels for p in _PLANES_PIECES)
+_OFFSETS = Encoder("planes-v0", _PLANES_PIECES).offsets
+_OFFSETS = {name: off for name, (off, _) in _OFFSETS.items()}
+
+
 def make_planes_v0() -> Encoder:
     """The ``planes-v0`` encoder (C = 75)."""
-    return Encoder("planes-v0", _planes_pieces(), PLANES_V0_DESCRIPTION)
+    return _PlanesEncoder("planes-v0", _planes_pieces(), PLANES_V0_DESCRIPTION)
 
 
 def make_oracle_v0() -> Encoder:
     """The ``oracle-v0`` encoder: ``planes-v0`` channels first, then the oracle pieces."""
-    return Encoder("oracle-v0", _planes_pieces() + _oracle_pieces(), ORACLE_V0_DESCRIPTION)
+    return _PlanesEncoder("oracle-v0", _planes_pieces() + _oracle_pieces(), ORACLE_V0_DESCRIPTION)
+
+
+def make_reference(encoder_id: str) -> Encoder:
+    """The same channels as ``encoder_id`` ("planes-v0" or "oracle-v0") filled piece by piece by
+    the readable reference functions (slow; for tests of the fused path).
+
+    Raises:
+        ValueError: another id.
+    """
+    pieces = {"planes-v0": _planes_pieces, "oracle-v0": lambda: _planes_pieces() + _oracle_pieces()}
+    if encoder_id not in pieces:
+        raise ValueError(f"no reference for {encoder_id!r}; valid: planes-v0, oracle-v0")
+    return Encoder(encoder_id, pieces[encoder_id](), "reference implementation")
 
 
 register_encoder("planes-v0", make_planes_v0)
