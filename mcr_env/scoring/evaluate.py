@@ -2,19 +2,18 @@
 
 Design
 ------
-A hand is scored reading by reading; a *reading* is one way to see the 14 (or more, with
-kongs) tiles as a winning form: four sets and a pair, Seven Pairs, Thirteen Orphans, Honors and
-Knitted Tiles, or Knitted Straight plus one set and a pair. Each reading's fans come from
-independent detectors, then the non-repeat principle removes implied fans, and the reading with
-the highest total is kept:
+A hand is scored reading by reading (:func:`readings`); a *reading* is one way to see the
+tiles as a winning form: four sets and a pair (each division of the concealed tiles from
+:func:`~mcr_env.scoring.decompose.regular_divisions`, melds fixed), Knitted Straight plus one
+set and a pair, or one special form (Seven Pairs, Thirteen Orphans, Honors and Knitted Tiles).
+Each reading's fans come from independent detectors:
 
 1. *Tile properties* (flushes, honors, terminals, green, reversible, rank ranges, voided suit,
-   All Types): functions of the set of tile kinds present, computed with 34-bit masks built
-   from the :mod:`mcr_env.tiles` predicate arrays and cached per mask.
+   All Types): functions of the set of tile kinds present, computed on 34-bit masks built from
+   the :mod:`mcr_env.tiles` predicate arrays and cached per mask.
 2. *Set shapes* (All Pungs, All Chows, Outside Hand, All Five, All Even Pungs, Tile Hog, and
    the pair-dependent Pure Terminal Chows, Three-Suited Terminal Chows, Little Four Winds,
-   Little Three Dragons): functions of the reading's chows, pungs, kongs and pair, cached per
-   reading.
+   Little Three Dragons): from facts cached per chow tuple and per pung tuple.
 3. *Set combinations*: every candidate instance ``(fan, group of sets)`` among the chows
    (Quadruple Chow ... Two Terminal Chows) and among the pungs (Big Four Winds ... Double
    Pung) is listed, then :func:`_select` chooses the instances to count by the MCR principles
@@ -22,36 +21,40 @@ the highest total is kept:
    over the sets (each counted combination joins sets not yet linked to each other: this is
    non-separation plus account-once), two instances of the same fan may not share a set
    (non-identical), and the selection maximises points. Among selections with equal points the
-   one whose sorted fan list is lexicographically first in :class:`Fan` order is kept (the
-   higher-ranked fan, then more of it); this reproduces PyMahjongGB 1.4.0 on every
-   combination of up to four chows or pungs (checked exhaustively while writing this module).
-4. *Per-pung fans*: Dragon Pung, Prevalent/Seat Wind, Pung of Terminals or Honors (a wind pung
-   already counted by a wind fan or a wind-group fan, and every dragon pung, is not a Pung of
-   Terminals or Honors).
+   one whose sorted fan list comes first in :class:`Fan` order is kept. This reproduces
+   PyMahjongGB 1.4.0 on every combination of four chows and of three or four pungs (checked
+   exhaustively while writing this module; tests/test_scoring_evaluate.py keeps two of those
+   sweeps).
+4. *Per-pung fans* (:func:`_pung_fans`): Dragon Pung, Prevalent/Seat Wind, Pung of Terminals
+   or Honors; a wind pung already counted by a wind fan or a wind-group fan, and every dragon
+   pung, is not also a Pung of Terminals or Honors.
 5. *Kongs and concealed pungs* (RULES.md 6b): one kong-series fan; one concealed-pung-series
    fan counting concealed kongs and concealed pungs, where a pung completed by a discarded
    winning tile is melded unless the reading has a concealed chow holding the winning tile.
 6. *Win situation*: Self-Drawn, Fully Concealed / Concealed / Melded Hand, Last Tile Draw /
-   Claim, Out with Replacement Tile, Robbing The Kong, Last Tile; wait fans only when the
-   13-tile hand waits on exactly one tile kind, Edge over Closed over Single, none in the
-   special forms.
+   Claim, Out with Replacement Tile (needs a kong), Robbing The Kong and Last Tile (decided
+   with the copies of the winning tile the hand itself shows, see :func:`readings`). Wait fans
+   only when the 13-tile hand waits on exactly one tile kind over all forms, Edge over Closed
+   over Single by the winning tile's place in the reading (:func:`_wait_position`).
 7. *Non-repeat*: fans are visited in :class:`Fan` order and each fan still present removes the
    fans :data:`~mcr_env.scoring.fans.FAN_IMPLIES` lists for it (a fan removed this way no
-   longer removes anything), plus :data:`EXTRA_IMPLIES` (PyMahjongGB's additions, as data).
-   Chicken Hand is added when nothing is left.
+   longer removes anything), with PyMahjongGB's differences kept as data:
+   :data:`EXTRA_IMPLIES`, :data:`PER_SET_IMPLIES`, :data:`DOWNGRADE`. Chicken Hand is added
+   when nothing is left.
 
-Reading choice: highest total; between equal totals see :func:`evaluate`.
+The preferred reading is the one with the highest total; :func:`_preference` documents how
+equal totals are resolved.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import combinations
 
 from mcr_env import tiles as _tiles
 from mcr_env.scoring.decompose import (
     CHOW,
     KNITTED_STRAIGHTS,
-    PUNG,
     THIRTEEN_ORPHANS_TILES,
     regular_divisions,
     regular_waits,
@@ -94,6 +97,7 @@ _M_TERMINAL = _mask_of(lambda t: bool(_tiles.IS_TERMINAL[t]))
 _M_SIMPLE = _mask_of(lambda t: bool(_tiles.IS_SIMPLE[t]))
 _M_GREEN = _mask_of(lambda t: bool(_tiles.IS_GREEN[t]))
 _M_REVERSIBLE = _mask_of(lambda t: bool(_tiles.IS_REVERSIBLE[t]))
+_M_ORPHANS = _mask_of(lambda t: t in THIRTEEN_ORPHANS_TILES)
 _M_SUITS = tuple(_mask_of(lambda t, s=s: _SUIT[t] == s) for s in range(3))
 
 
@@ -220,26 +224,25 @@ def _four_pungs(a: int, b: int, c: int, d: int) -> Fan | None:
     return None
 
 
-# subsets of up to 4 set positions, largest groups first (bitmask over positions)
+# groups of up to 4 set positions, largest first: (positions, bitmask over positions)
 _GROUPS = {
-    n: tuple(m for size in (4, 3, 2) for m in range(1 << n) if bin(m).count("1") == size)
+    n: tuple(
+        (idx, sum(1 << i for i in idx))
+        for size in (4, 3, 2)
+        for idx in combinations(range(n), size)
+    )
     for n in range(5)
 }
-_GROUP_FN = {
-    4: (_four_chows, _four_pungs),
-    3: (_three_chows, _three_pungs),
-    2: (_two_chows, _two_pungs),
-}
+_CHOW_GROUP_FN = {4: _four_chows, 3: _three_chows, 2: _two_chows}
+_PUNG_GROUP_FN = {4: _four_pungs, 3: _three_pungs, 2: _two_pungs}
 _BOTZONE_POINTS = POINTS_ARRAY["botzone"]
 
 
-def _instances(sets: tuple[int, ...], pungs: bool) -> list[tuple[Fan, int]]:
+def _instances(sets: tuple[int, ...], group_fn: dict) -> list[tuple[Fan, int]]:
     """Every ``(fan, group bitmask)`` whose sets (sorted tile ids) form that fan by themselves."""
     out = []
-    n = len(sets)
-    for m in _GROUPS[n]:
-        members = [sets[i] for i in range(n) if m >> i & 1]
-        fan = _GROUP_FN[len(members)][1 if pungs else 0](*members)
+    for idx, m in _GROUPS[len(sets)]:
+        fan = group_fn[len(idx)](*[sets[i] for i in idx])
         if fan is not None:
             out.append((fan, m))
     return out
@@ -252,6 +255,8 @@ def _select(instances: list[tuple[Fan, int]], n_sets: int) -> tuple[Fan, ...]:
     links sets that are not yet linked, so no group is re-formed from sets already combined),
     and two instances of one fan never share a set. Objective: most points, then the
     lexicographically first sorted fan list."""
+    if len(instances) <= 1:
+        return tuple(f for f, _ in instances)
     best_points = -1
     best: list[int] = []
 
@@ -279,28 +284,63 @@ def _select(instances: list[tuple[Fan, int]], n_sets: int) -> tuple[Fan, ...]:
     return tuple(Fan(v) for v in best)
 
 
-@lru_cache(maxsize=1 << 15)
-def _chow_combination_fans(chows: tuple[int, ...]) -> tuple[Fan, ...]:
-    """Counted chow-combination fans of sorted chows (lowest tile ids)."""
-    return _select(_instances(chows, pungs=False), len(chows))
-
-
-@lru_cache(maxsize=1 << 15)
-def _pung_combination_fans(pungs: tuple[int, ...]) -> tuple[Fan, ...]:
-    """Counted pung-combination fans of sorted pung/kong tile ids."""
-    return _select(_instances(pungs, pungs=True), len(pungs))
-
-
 # ---------------------------------------------------------------------------------------------
 # Per-reading structure (cached): everything that does not depend on winds, melds or the win
 
 
-def _count(fans: dict[Fan, int], f: Fan, n: int = 1) -> None:
-    fans[f] = fans.get(f, 0) + n
-
-
 _OUTSIDE_CHOW_RANKS = (0, 6)  # lowest rank index of 123 / 789
 _FIVE_CHOW_RANKS = (2, 3, 4)  # 345 456 567
+
+
+@lru_cache(maxsize=1 << 15)
+def _chow_part(chows: tuple[int, ...]) -> tuple:
+    """Facts about a reading's chows (sorted lowest tile ids), cached per chow tuple.
+
+    Returns ``(fans, mask, counts, outside, five, terminal_suits)``: counted chow-combination
+    fans; tile-kind mask; ``{tile: copies}``; every chow holds a terminal / a 5; for four chows
+    of ranks 123 123 789 789, the sorted suits (else None)."""
+    fans = _select(_instances(chows, _CHOW_GROUP_FN), len(chows))
+    mask = 0
+    counts: dict[int, int] = {}
+    for c in chows:
+        mask |= 7 << c
+        for t in (c, c + 1, c + 2):
+            counts[t] = counts.get(t, 0) + 1
+    ranks = sorted(c % 9 for c in chows)
+    terminal_suits = tuple(sorted(c // 9 for c in chows)) if ranks == [0, 0, 6, 6] else None
+    return (
+        fans,
+        mask,
+        counts,
+        all(c % 9 in _OUTSIDE_CHOW_RANKS for c in chows),
+        all(c % 9 in _FIVE_CHOW_RANKS for c in chows),
+        terminal_suits,
+    )
+
+
+@lru_cache(maxsize=1 << 15)
+def _pung_part(pungs: tuple[int, ...], kongs: tuple[int, ...]) -> tuple:
+    """Facts about a reading's pungs and kongs (sorted tile ids; ``kongs`` a subset), cached.
+
+    Returns ``(fans, mask, counts, outside, five, even, winds, dragons, terminal_pungs)``:
+    counted pung-combination fans; tile-kind mask; ``{tile: 3}`` for pungs that are not
+    kongs; every pung is of a terminal or honor / of a 5 / of an even suit rank; wind indices
+    0-3 of the wind pungs; number of dragon pungs; number of pungs of suit 1s and 9s."""
+    fans = _select(_instances(pungs, _PUNG_GROUP_FN), len(pungs))
+    mask = 0
+    for p in pungs:
+        mask |= 1 << p
+    return (
+        fans,
+        mask,
+        {p: 3 for p in pungs if p not in kongs},
+        not mask & _M_SIMPLE,
+        all(_SUIT[p] < 3 and _RANK[p] == 5 for p in pungs),
+        all(_SUIT[p] < 3 and _RANK[p] % 2 == 0 for p in pungs),
+        tuple(p - 27 for p in pungs if _SUIT[p] == 3),
+        sum(1 for p in pungs if _SUIT[p] == 4),
+        sum(1 for p in pungs if (_M_TERMINAL >> p) & 1),
+    )
 
 
 @lru_cache(maxsize=1 << 16)
@@ -318,69 +358,48 @@ def _structure(
         of pungs of suit 1s and 9s; the wind indices 0-3 of wind pungs; True when a wind-group
         fan (Big Three Winds, Little/Big Four Winds) covers the wind pungs.
     """
+    c_fans, c_mask, c_counts, c_outside, c_five, terminal_suits = _chow_part(chows)
+    p_fans, p_mask, p_counts, p_outside, p_five, p_even, winds, dragons, terminal_pungs = (
+        _pung_part(pungs, kongs)
+    )
     fans: dict[Fan, int] = {}
-    for f in _chow_combination_fans(chows):
-        _count(fans, f)
-    for f in _pung_combination_fans(pungs):
-        _count(fans, f)
-    counts = [0] * 34
-    mask = 1 << pair
-    counts[pair] += 2
-    for c in chows:
-        counts[c] += 1
-        counts[c + 1] += 1
-        counts[c + 2] += 1
-        mask |= 7 << c
-    kong_set = set(kongs)
-    for p in pungs:
-        if p not in kong_set:
-            counts[p] += 3
-        mask |= 1 << p
-    for f in _tile_property_fans(mask):
-        _count(fans, f)
-    hogs = sum(1 for c in counts if c == 4)
+    for f in c_fans + p_fans:
+        fans[f] = fans.get(f, 0) + 1
+    for f in _tile_property_fans(c_mask | p_mask | 1 << pair):
+        fans[f] = 1
+    hogs = 0
+    for t, n in c_counts.items():
+        if n + p_counts.get(t, 0) + (2 if t == pair else 0) == 4:
+            hogs += 1
     if hogs:
-        _count(fans, Fan.TILE_HOG, hogs)
+        fans[Fan.TILE_HOG] = hogs
 
-    n_chows = len(chows)
     pair_suit = _SUIT[pair]
-    if n_chows == 4:
+    pair_rank = _RANK[pair]
+    if len(chows) == 4:
         if pair_suit < 3:
-            _count(fans, Fan.ALL_CHOWS)
-        pair_rank = _RANK[pair]
-        suits = [c // 9 for c in chows]
-        ranks = [c % 9 for c in chows]
-        if pair_rank == 5 and sorted(ranks) == [0, 0, 6, 6]:
-            if len(set(suits)) == 1 and suits[0] == pair_suit:
-                _count(fans, Fan.PURE_TERMINAL_CHOWS)
-            elif pair_suit not in suits and len(set(suits)) == 2:
-                by_suit = {s: sorted(r for r, t in zip(ranks, suits) if t == s) for s in suits}
-                if all(v == [0, 6] for v in by_suit.values()):
-                    _count(fans, Fan.THREE_SUITED_TERMINAL_CHOWS)
-    elif n_chows == 0:
-        _count(fans, Fan.ALL_PUNGS)
-        if all(_SUIT[t] < 3 and _RANK[t] % 2 == 0 for t in pungs + (pair,)):
-            _count(fans, Fan.ALL_EVEN_PUNGS)
-    if all(c % 9 in _OUTSIDE_CHOW_RANKS for c in chows) and all(
-        not (_M_SIMPLE >> t) & 1 for t in pungs + (pair,)
-    ):
-        _count(fans, Fan.OUTSIDE_HAND)
-    if all(c % 9 in _FIVE_CHOW_RANKS for c in chows) and all(
-        _SUIT[t] < 3 and _RANK[t] == 5 for t in pungs + (pair,)
-    ):
-        _count(fans, Fan.ALL_FIVE)
-
-    winds = tuple(p - 27 for p in pungs if _SUIT[p] == 3)
-    dragons = [p for p in pungs if _SUIT[p] == 4]
-    wind_group = len(winds) >= 3
-    if len(winds) == 3 and _SUIT[pair] == 3:
-        _count(fans, Fan.LITTLE_FOUR_WINDS)
-    if len(dragons) == 2 and _SUIT[pair] == 4:
-        _count(fans, Fan.LITTLE_THREE_DRAGONS)
-    if len(dragons) == 1:
-        _count(fans, Fan.DRAGON_PUNG)
-    terminal_pungs = sum(1 for p in pungs if (_M_TERMINAL >> p) & 1)
-    return tuple(fans.items()), terminal_pungs, winds, wind_group
+            fans[Fan.ALL_CHOWS] = 1
+        if terminal_suits is not None and pair_rank == 5 and pair_suit < 3:
+            a, b, c, d = terminal_suits
+            if a == d == pair_suit:
+                fans[Fan.PURE_TERMINAL_CHOWS] = 1
+            elif a == b != c == d and pair_suit not in terminal_suits:
+                fans[Fan.THREE_SUITED_TERMINAL_CHOWS] = 1
+    elif not chows:
+        fans[Fan.ALL_PUNGS] = 1
+        if p_even and pair_suit < 3 and pair_rank % 2 == 0:
+            fans[Fan.ALL_EVEN_PUNGS] = 1
+    if c_outside and p_outside and not (_M_SIMPLE >> pair) & 1:
+        fans[Fan.OUTSIDE_HAND] = 1
+    if c_five and p_five and pair_suit < 3 and pair_rank == 5:
+        fans[Fan.ALL_FIVE] = 1
+    if len(winds) == 3 and pair_suit == 3:
+        fans[Fan.LITTLE_FOUR_WINDS] = 1
+    if dragons == 2 and pair_suit == 4:
+        fans[Fan.LITTLE_THREE_DRAGONS] = 1
+    elif dragons == 1:
+        fans[Fan.DRAGON_PUNG] = 1
+    return tuple(fans.items()), terminal_pungs, winds, len(winds) >= 3
 
 
 # ---------------------------------------------------------------------------------------------
@@ -393,7 +412,10 @@ EXTRA_IMPLIES: dict[Fan, frozenset[Fan]] = {
     if Fan.CONCEALED_HAND in implied and f != Fan.FULLY_CONCEALED_HAND
 }
 EXTRA_IMPLIES[Fan.SEVEN_SHIFTED_PAIRS] |= {Fan.NO_HONORS}
-"""PyMahjongGB 1.4.0 exclusions beyond RULES.md's "implies" column (data, not code)."""
+"""PyMahjongGB 1.4.0 exclusions beyond RULES.md's "implies" column (data, not code): every
+fan that implies Concealed Hand also removes Fully Concealed Hand (which then leaves
+Self-Drawn, :data:`DOWNGRADE`); Seven Shifted Pairs also removes No Honors (it removes Full
+Flush, which would otherwise no longer remove No Honors)."""
 
 PER_SET_IMPLIES: dict[Fan, frozenset[Fan]] = {
     Fan.BIG_THREE_WINDS: frozenset({Fan.PUNG_OF_TERMINALS_OR_HONORS}),
@@ -455,6 +477,8 @@ def _waits_on_one_kind(standing: tuple[int, ...], n_melds: int) -> bool:
 
 
 def _special_waits(standing: tuple[int, ...]) -> list[int]:
+    """Tiles completing a 13-tile concealed hand as Thirteen Orphans, Honors and Knitted Tiles
+    or Knitted Straight plus a set and a pair (shape only)."""
     out = []
     orphans = [standing[t] for t in THIRTEEN_ORPHANS_TILES]
     if sum(orphans) == 13:
@@ -464,9 +488,10 @@ def _special_waits(standing: tuple[int, ...]) -> list[int]:
         elif len(missing) == 1:
             out.append(missing[0])
     if max(standing) == 1:
+        held = {t for t in range(27) if standing[t]}
         for ks in KNITTED_STRAIGHTS:
-            held = set(t for t in range(27) if standing[t])
             if held <= set(ks):
+                # 13 distinct tiles of honors and one arrangement: any absent one completes
                 out.extend(t for t in ks if not standing[t])
                 out.extend(t for t in range(27, 34) if not standing[t])
     out.extend(_knitted_waits(standing))
@@ -474,6 +499,7 @@ def _special_waits(standing: tuple[int, ...]) -> list[int]:
 
 
 def _knitted_waits(standing: tuple[int, ...]) -> list[int]:
+    """Tiles completing Knitted Straight plus the remaining set(s) and pair (shape only)."""
     out = []
     for ks in KNITTED_STRAIGHTS:
         missing = [t for t in ks if not standing[t]]
@@ -485,17 +511,12 @@ def _knitted_waits(standing: tuple[int, ...]) -> list[int]:
                 rest[t] -= 1
         rest_t = tuple(rest)
         if missing:
-            rest_t2 = list(rest_t)
-            rest_t2[missing[0]] += 0
-            if _regular_complete(rest_t):
+            # the knitted tile is the only gap: the rest must already be sets and a pair
+            if regular_divisions(rest_t):
                 out.append(missing[0])
         else:
             out.extend(regular_waits(rest_t))
     return out
-
-
-def _regular_complete(counts: tuple[int, ...]) -> bool:
-    return bool(regular_divisions(counts)) if sum(counts) % 3 == 2 else False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -545,14 +566,13 @@ _CONCEALED_PUNG_FAN = {
 }
 
 
-def _total(fans: dict[int, int]) -> int:
-    return sum(_BOTZONE_POINTS[f] * c for f, c in fans.items())
-
-
-def _finish(fans: dict[int, int]) -> None:
+def _finish(fans: dict[int, int]) -> tuple[int, dict[int, int]]:
+    """Apply non-repeat, add Chicken Hand to an empty reading; ``(botzone total, fans)``."""
     _apply_non_repeat(fans)
     if not fans:
         fans[Fan.CHICKEN_HAND] = 1
+    points = _BOTZONE_POINTS
+    return sum([points[f] * c for f, c in fans.items()]), fans
 
 
 def _wait_position(sets, pair: int, win: int) -> Fan | None:
@@ -576,10 +596,11 @@ def _knitted_structure(
     meld_pungs: tuple[int, ...],
     kongs: tuple[int, ...],
     pair: int,
-) -> tuple[tuple[Fan, int], ...]:
-    """Fans of a Knitted Straight reading (the nine knitted tiles ``ks`` standing in for three
-    chows, one more set and a pair) that do not depend on winds or the win: Knitted Straight,
-    tile properties, Tile Hog, All Chows, Dragon Pung."""
+) -> tuple[tuple[tuple[Fan, int], ...], int, tuple[int, ...]]:
+    """A Knitted Straight reading (the nine knitted tiles ``ks`` standing in for three chows,
+    one more set and a pair): its fans that do not depend on winds or the win (Knitted
+    Straight, tile properties, Tile Hog, All Chows, Dragon Pung), the number of pungs of suit
+    1s and 9s, and the wind indices of wind pungs."""
     fans: dict[Fan, int] = {Fan.KNITTED_STRAIGHT: 1}
     counts = [0] * 34
     for t in ks:
@@ -611,7 +632,9 @@ def _knitted_structure(
         fans[Fan.ALL_CHOWS] = 1
     if any(_SUIT[t] == 4 for t in pungs):
         fans[Fan.DRAGON_PUNG] = 1
-    return tuple(fans.items())
+    terminal_pungs = sum(1 for t in pungs if (_M_TERMINAL >> t) & 1)
+    winds = tuple(t - 27 for t in pungs if _SUIT[t] == 3)
+    return tuple(fans.items()), terminal_pungs, winds
 
 
 def evaluate(
@@ -627,6 +650,40 @@ def evaluate(
 ) -> dict[int, int] | None:
     """Fans of the best reading of a complete hand, ``{fan value: count}`` (botzone fans).
 
+    Args: as :func:`readings`.
+
+    Returns:
+        The fans (Flower Tiles excluded) of the preferred reading (:func:`_preference`:
+        highest total in botzone points, ties as PyMahjongGB 1.4.0 breaks them), or None when
+        the tiles form no winning reading.
+    """
+    found = readings(
+        standing, win, melds, self_drawn, fourth, wall_last, about_kong, seat, prevalent
+    )
+    if not found:
+        return None
+    best = found[0]
+    best_key = _preference(best)
+    for r in found[1:]:
+        key = _preference(r)
+        if key > best_key:
+            best, best_key = r, key
+    return best[1]
+
+
+def readings(
+    standing: tuple[int, ...],
+    win: int,
+    melds: tuple[tuple[int, int], ...],
+    self_drawn: bool,
+    fourth: bool,
+    wall_last: bool,
+    about_kong: bool,
+    seat: int,
+    prevalent: int,
+) -> list[tuple[int, dict[int, int]]]:
+    """Every winning reading of a hand with its fans after non-repeat, in a fixed order.
+
     Args:
         standing: ``(34,)`` counts of the concealed tiles without the winning tile.
         win: winning tile id. melds: ``(kind, tile)`` with kind :data:`MELD_CHOW` (tile =
@@ -635,8 +692,10 @@ def evaluate(
             :func:`mcr_env.scoring.score_win`. seat, prevalent: winds 0-3.
 
     Returns:
-        The fans (Flower Tiles excluded) of the reading with the highest total in botzone
-        points, or None when the tiles form no winning reading.
+        ``(total botzone points, {fan value: count})`` per reading: the regular divisions in
+        :func:`~mcr_env.scoring.decompose.regular_divisions` order, then the Knitted Straight
+        readings, then the special form (Seven Pairs, Thirteen Orphans, Honors and Knitted
+        Tiles). Empty when the hand is not a win.
     """
     counts = list(standing)
     counts[win] += 1
@@ -644,14 +703,18 @@ def evaluate(
     meld_chows: list[int] = []
     meld_pungs: list[int] = []
     kongs: list[int] = []
-    claimed = melded_kongs = concealed_kongs = 0
+    claimed = melded_kongs = concealed_kongs = shown = 0
     for kind, t in melds:
         if kind == MELD_CHOW:
             meld_chows.append(t)
             claimed += 1
+            if t <= win <= t + 2:
+                shown += 1
         elif kind == MELD_PUNG:
             meld_pungs.append(t)
             claimed += 1
+            if t == win:
+                shown += 3
         else:
             kongs.append(t)
             meld_pungs.append(t)
@@ -667,8 +730,6 @@ def evaluate(
     # a copy held concealed contradicts both; three copies in one's own melds make the winning
     # tile the last one whatever the flag says (PyMahjongGB 1.4.0).
     held = standing[win]
-    shown = sum(1 for kind, t in melds if kind == MELD_CHOW and t <= win <= t + 2)
-    shown += sum(3 for kind, t in melds if kind == MELD_PUNG and t == win)
     last_tile = (fourth and not held) or shown == 3
     robbing = about_kong and not held and not shown
     replacement = about_kong and bool(kongs)
@@ -680,7 +741,7 @@ def evaluate(
     elif n_kongs:
         base[_KONG_FAN[melded_kongs, concealed_kongs]] = 1
 
-    readings: list[tuple[int, dict[int, int], int]] = []  # (total, fans, chows)
+    out: list[tuple[int, dict[int, int]]] = []
     one_wait: bool | None = None
     nine_gates = n_melds == 0 and _is_nine_gates(standing)
 
@@ -700,40 +761,28 @@ def evaluate(
                 if t == win:
                     win_in_pung = True
         if win_in_pung and not self_drawn and not win_in_chow:
-            concealed_pungs -= 1
+            concealed_pungs -= 1  # completed by a discard: a melded pung (RULES.md 6b)
         chows.sort()
         pungs.sort()
         sfans, terminal_pungs, winds, wind_group = _structure(
             tuple(chows), tuple(pungs), kongs_t, pair
         )
         fans = dict(base)
-        for f, c in sfans:
-            fans[f] = c
+        fans.update(sfans)
         if concealed_pungs >= 2:
             fans[_CONCEALED_PUNG_FAN[min(concealed_pungs, 4)]] = 1
-        th = terminal_pungs
-        for w in winds:
-            if w == prevalent:
-                fans[Fan.PREVALENT_WIND] = 1
-            if w == seat:
-                fans[Fan.SEAT_WIND] = 1
-            if not wind_group and w != prevalent and w != seat:
-                th += 1
+        _pung_fans(fans, terminal_pungs - nine_gates, winds, wind_group, seat, prevalent)
         if nine_gates:
             fans[Fan.NINE_GATES] = 1
-            th -= 1
-        if th > 0:
-            fans[Fan.PUNG_OF_TERMINALS_OR_HONORS] = th
         wait_fan = _wait_position(sets, pair, win)
         if wait_fan is not None:
             if one_wait is None:
                 one_wait = _waits_on_one_kind(standing, n_melds)
             if one_wait:
                 fans[wait_fan] = 1
-        _finish(fans)
-        readings.append((_total(fans), fans, len(chows)))
+        out.append(_finish(fans))
 
-    if n_melds <= 1:
+    if n_melds <= 1 and all(counts14[r] or counts14[r + 9] or counts14[r + 18] for r in range(9)):
         for ks in KNITTED_STRAIGHTS:
             if not all(counts14[t] for t in ks):
                 continue
@@ -741,58 +790,53 @@ def evaluate(
             for t in ks:
                 rest[t] -= 1
             for sets, pair in regular_divisions(tuple(rest)):
+                kfans, terminal_pungs, winds = _knitted_structure(
+                    ks, sets, tuple(meld_chows), tuple(meld_pungs), kongs_t, pair
+                )
                 fans = dict(base)
-                for f, c in _knitted_structure(
-                    ks, tuple(sets), tuple(meld_chows), tuple(meld_pungs), kongs_t, pair
-                ):
-                    fans[f] = c
-                th = 0
-                for kind, t in tuple(sets) + tuple((PUNG, t) for t in meld_pungs):
-                    if kind == CHOW:
-                        continue
-                    if _SUIT[t] == 3:
-                        w = t - 27
-                        if w == prevalent:
-                            fans[Fan.PREVALENT_WIND] = 1
-                        if w == seat:
-                            fans[Fan.SEAT_WIND] = 1
-                        if w != prevalent and w != seat:
-                            th += 1
-                    elif (_M_TERMINAL >> t) & 1:
-                        th += 1
-                if th:
-                    fans[Fan.PUNG_OF_TERMINALS_OR_HONORS] = th
+                fans.update(kfans)
+                _pung_fans(fans, terminal_pungs, winds, False, seat, prevalent)
                 wait_fan = _wait_position(sets, pair, win)
                 if wait_fan is not None:
                     if one_wait is None:
                         one_wait = _waits_on_one_kind(standing, n_melds)
                     if one_wait:
                         fans[wait_fan] = 1
-                _finish(fans)
-                readings.append((_total(fans), fans, 3 + sum(k == CHOW for k, _ in sets)))
+                out.append(_finish(fans))
 
     if n_melds == 0:
         special = _special_form(counts14)
         if special is not None:
             fans = dict(base)
-            for f, c in special:
-                fans[f] = c
-            _finish(fans)
-            readings.append((_total(fans), fans, -1))
-    if DEBUG_READINGS is not None:
-        DEBUG_READINGS.append(readings)
-    if not readings:
-        return None
-    best = readings[0]
-    best_key = _preference(best)
-    for r in readings[1:]:
-        key = _preference(r)
-        if key > best_key:
-            best, best_key = r, key
-    return best[1]
+            fans.update(special)
+            out.append(_finish(fans))
+    return out
 
 
-def _preference(reading: tuple[int, dict[int, int], int]) -> tuple[int, bool]:
+def _pung_fans(
+    fans: dict[int, int],
+    terminal_pungs: int,
+    winds: tuple[int, ...],
+    wind_group: bool,
+    seat: int,
+    prevalent: int,
+) -> None:
+    """Prevalent Wind, Seat Wind and Pung of Terminals or Honors (RULES.md 6a 59-61, 73): a
+    wind pung counts as a Pung of Terminals or Honors only when neither wind fan nor a
+    wind-group fan already counts it."""
+    th = terminal_pungs
+    for w in winds:
+        if w == prevalent:
+            fans[Fan.PREVALENT_WIND] = 1
+        if w == seat:
+            fans[Fan.SEAT_WIND] = 1
+        if not wind_group and w != prevalent and w != seat:
+            th += 1
+    if th > 0:
+        fans[Fan.PUNG_OF_TERMINALS_OR_HONORS] = th
+
+
+def _preference(reading: tuple[int, dict[int, int]]) -> tuple[int, bool]:
     """Order of readings: total points, then (equal totals) a reading with Pure Triple Chow or
     Triple Pung; remaining ties go to the earliest reading (regular divisions in
     :func:`~mcr_env.scoring.decompose.regular_divisions` order, then Knitted Straight, then
@@ -801,9 +845,6 @@ def _preference(reading: tuple[int, dict[int, int], int]) -> tuple[int, bool]:
     Shifted Pungs + Two Concealed Pungs, both 27)."""
     fans = reading[1]
     return reading[0], Fan.PURE_TRIPLE_CHOW in fans or Fan.TRIPLE_PUNG in fans
-
-
-DEBUG_READINGS: list | None = None
 
 
 def _is_nine_gates(standing: tuple[int, ...]) -> bool:
@@ -833,9 +874,7 @@ def _special_form(counts14: tuple[int, ...]) -> tuple[tuple[Fan, int], ...] | No
             if kinds[6] - kinds[0] == 6:
                 fans[Fan.SEVEN_SHIFTED_PAIRS] = 1
         return tuple(fans.items())
-    if all(counts14[t] for t in THIRTEEN_ORPHANS_TILES) and not mask & ~_mask_of(
-        lambda t: t in THIRTEEN_ORPHANS_TILES
-    ):
+    if all(counts14[t] for t in THIRTEEN_ORPHANS_TILES) and not mask & ~_M_ORPHANS:
         return ((Fan.THIRTEEN_ORPHANS, 1),)
     if max(counts14) == 1:
         suited = mask & ((1 << 27) - 1)
@@ -859,8 +898,8 @@ def clear_caches() -> None:
     """Empty every memo table of this module (for cold-cache benchmarks)."""
     for fn in (
         _tile_property_fans,
-        _chow_combination_fans,
-        _pung_combination_fans,
+        _chow_part,
+        _pung_part,
         _structure,
         _waits_on_one_kind,
         _special_form,

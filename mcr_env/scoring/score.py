@@ -99,6 +99,41 @@ def _tile_id(x: object, what: str) -> int:
     return t
 
 
+_EVAL_MELD = {
+    (kind, t): (k, t - 1 if k == MELD_CHOW else t)
+    for kind, k in _MELD_KIND.items()
+    for t in range(34)
+}
+"""``(kind, tile)`` of a validated meld -> the evaluator's ``(kind, tile)`` (a chow is named by
+its lowest tile)."""
+
+_PLAIN_MELDS = {
+    (kind, t, offer): _EVAL_MELD[kind, t]
+    for kind in _MELD_KIND
+    for t in range(34)
+    for offer in range(4)
+    if (offer == 0) == (kind == "ANGANG") and (kind != "CHI" or (t < 27 and t % 9 not in (0, 8)))
+}
+"""Every valid ``(kind, tile id, offer)`` meld tuple in canonical form (upper-case kind, int
+tile and offer) -> the evaluator's ``(kind, tile)``."""
+
+
+def _plain_melds(melds: object) -> list[tuple[int, int]] | None:
+    """The evaluator's melds when ``melds`` is a list/tuple of at most 4 valid canonical
+    ``(str, int, int)`` tuples, else None (the caller then validates with :func:`_parse_melds`)."""
+    if type(melds) not in (list, tuple) or len(melds) > 4:
+        return None
+    out = []
+    for m in melds:
+        if type(m) is not tuple or len(m) != 3 or type(m[1]) is not int or type(m[2]) is not int:
+            return None
+        e = _PLAIN_MELDS.get(m)
+        if e is None:
+            return None
+        out.append(e)
+    return out
+
+
 def _check_bool(x: object, what: str) -> bool:
     if isinstance(x, (bool, np.bool_)):
         return bool(x)
@@ -200,32 +235,60 @@ def score_win(
             RULES.md section 7.
 
     Returns:
-        :class:`ScoreResult` of the highest-scoring reading (ties: the first reading in
-        PyMahjongGB's order, so both the total and the fan list match it).
+        :class:`ScoreResult` of the highest-scoring reading (equal totals are resolved as
+        PyMahjongGB 1.4.0 resolves them, so both the total and the fan list match it; see
+        :func:`mcr_env.scoring.evaluate._preference`).
 
     Raises:
         TypeError: an argument has the wrong type (non-bool flag, non-int wind, bad meld tuple).
         ValueError: unknown tile code, wrong tile count, a fifth copy of a tile, a Chi on an
             honor or with a terminal middle tile, an offer out of range, more than 4 melds,
-            flowers outside 0..8, winds outside 0..3, an unknown profile, or a hand that is not
-            a win.
+            flowers outside 0..8, winds outside 0..3 or an unknown profile.
+        NotAWinError: (a ValueError) the tiles form no winning reading.
     """
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r} (expected one of {PROFILES})")
-    self_drawn = _check_bool(is_self_drawn, "is_self_drawn")
-    fourth = _check_bool(is_4th_tile, "is_4th_tile")
-    wall_last = _check_bool(is_wall_last, "is_wall_last")
-    about_kong = _check_bool(is_about_kong, "is_about_kong")
-    seat = _check_int(seat_wind, "seat_wind", 0, 3)
-    prevalent = _check_int(prevalent_wind, "prevalent_wind", 0, 3)
-    n_flowers = _check_int(flowers, "flowers", 0, 8)
+    # fast paths for already-valid plain values; anything else goes through the checkers
+    self_drawn = (
+        is_self_drawn
+        if type(is_self_drawn) is bool
+        else _check_bool(is_self_drawn, "is_self_drawn")
+    )
+    fourth = is_4th_tile if type(is_4th_tile) is bool else _check_bool(is_4th_tile, "is_4th_tile")
+    wall_last = (
+        is_wall_last if type(is_wall_last) is bool else _check_bool(is_wall_last, "is_wall_last")
+    )
+    about_kong = (
+        is_about_kong
+        if type(is_about_kong) is bool
+        else _check_bool(is_about_kong, "is_about_kong")
+    )
+    seat = (
+        seat_wind
+        if type(seat_wind) is int and 0 <= seat_wind <= 3
+        else _check_int(seat_wind, "seat_wind", 0, 3)
+    )
+    prevalent = (
+        prevalent_wind
+        if type(prevalent_wind) is int and 0 <= prevalent_wind <= 3
+        else _check_int(prevalent_wind, "prevalent_wind", 0, 3)
+    )
+    n_flowers = (
+        flowers
+        if type(flowers) is int and 0 <= flowers <= 8
+        else _check_int(flowers, "flowers", 0, 8)
+    )
     ids = _parse_hand(hand)
-    win_id = _tile_id(win_tile, "win_tile")
-    parsed = _parse_melds(melds)
-    expected = 13 - 3 * len(parsed)
+    win_id = (
+        win_tile if type(win_tile) is int and 0 <= win_tile < 34 else _tile_id(win_tile, "win_tile")
+    )
+    fixed = _plain_melds(melds)
+    if fixed is None:
+        fixed = [_EVAL_MELD[kind, t] for kind, t, _offer in _parse_melds(melds)]
+    expected = 13 - 3 * len(fixed)
     if len(ids) != expected:
         raise ValueError(
-            f"wrong tile count: {len(parsed)} meld(s) need {expected} concealed tiles besides "
+            f"wrong tile count: {len(fixed)} meld(s) need {expected} concealed tiles besides "
             f"the winning tile, got {len(ids)}"
         )
     standing = [0] * 34
@@ -233,17 +296,13 @@ def score_win(
         standing[t] += 1
     used = list(standing)
     used[win_id] += 1
-    fixed = []
-    for kind, t, _offer in parsed:
-        k = _MELD_KIND[kind]
+    for k, t in fixed:
         if k == MELD_CHOW:
-            t -= 1  # the evaluator names a chow by its lowest tile
             used[t] += 1
             used[t + 1] += 1
             used[t + 2] += 1
         else:
             used[t] += 3 if k == MELD_PUNG else 4
-        fixed.append((k, t))
     if max(used) > 4:
         t = max(range(34), key=used.__getitem__)
         raise ValueError(f"{used[t]} copies of tile {tile_to_code(t)} (at most 4 exist)")
