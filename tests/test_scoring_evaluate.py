@@ -97,3 +97,35 @@ def test_every_three_pung_combination_matches_oracle():
             _check(_melded([("PENG", t, 1) for t in combo] + [("CHI", chow, 1)], pair))
             n += 1
     assert n > 15000
+
+
+def test_tie_between_two_pure_triple_chow_readings():
+    # 66 7 88 99s + 7s with melded 678s and 789s: 678s x3 + 99s (Closed Wait) and 789s x3 +
+    # 66s (Edge Wait) both total 67; PyMahjongGB 1.4.0 scores the later one, Edge Wait
+    res = score_win(
+        "T6 T6 T7 T8 T8 T9 T9", "T7", [("CHI", "T8", 2), ("CHI", "T7", 3)], profile="botzone"
+    )
+    assert res.as_dict() == {
+        "Full Flush": 1,
+        "Pure Triple Chow": 1,
+        "Upper Four": 1,
+        "All Chows": 1,
+        "Tile Hog": 2,
+        "Edge Wait": 1,
+    }
+    assert res.total == 67
+
+
+def test_tie_pure_triple_chow_over_pure_shifted_pungs():
+    # 234m 22 33 444 555p won on a discarded 3p: 234p x3 + 55p (Pure Triple Chow, All Chows)
+    # and 333 444 555p + 22p (Pure Shifted Pungs, Two Concealed Pungs) both total 31;
+    # PyMahjongGB 1.4.0 scores the Pure Triple Chow reading
+    res = score_win("234m2233444555p", "B3", profile="botzone")
+    assert res.as_dict() == {
+        "Pure Triple Chow": 1,
+        "Concealed Hand": 1,
+        "All Chows": 1,
+        "All Simples": 1,
+        "One Voided Suit": 1,
+    }
+    assert res.total == 31

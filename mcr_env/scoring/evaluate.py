@@ -42,7 +42,7 @@ Each reading's fans come from independent detectors:
    :data:`EXTRA_IMPLIES`, :data:`PER_SET_IMPLIES`, :data:`DOWNGRADE`. Chicken Hand is added
    when nothing is left.
 
-The preferred reading is the one with the highest total; :func:`_preference` documents how
+The preferred reading is the one with the highest total; :func:`_preferred` documents how
 equal totals are resolved.
 """
 
@@ -653,7 +653,7 @@ def evaluate(
     Args: as :func:`readings`.
 
     Returns:
-        The fans (Flower Tiles excluded) of the preferred reading (:func:`_preference`:
+        The fans (Flower Tiles excluded) of the preferred reading (:func:`_preferred`:
         highest total in botzone points, ties as PyMahjongGB 1.4.0 breaks them), or None when
         the tiles form no winning reading.
     """
@@ -662,13 +662,28 @@ def evaluate(
     )
     if not found:
         return None
-    best = found[0]
-    best_key = _preference(best)
-    for r in found[1:]:
-        key = _preference(r)
-        if key > best_key:
-            best, best_key = r, key
-    return best[1]
+    return found[_preferred(found)][1]
+
+
+def _preferred(found: list[tuple[int, dict[int, int]]]) -> int:
+    """Index of the reading to score among :func:`readings` (RULES.md 5.4, high over low).
+
+    The highest total wins. Among readings with that total, the *last* one holding Pure Triple
+    Chow or Triple Pung is taken if there is one, else the first. Found by experiment against
+    PyMahjongGB 1.4.0 (every tie in several 10^5-hand runs and targeted one-suit searches):
+    e.g. 222333444p + 234m + pair scores Pure Triple Chow + All Chows rather than Pure Shifted
+    Pungs + Two Concealed Pungs (both 27), a regular reading beats Seven Pairs of equal total,
+    and 66 7 88 99s + 7s with melded 678s and 789s scores the 789s reading (Edge Wait) over the
+    678s one (Closed Wait), both Pure Triple Chow.
+    """
+    top = max(total for total, _ in found)
+    best = -1
+    for i, (total, fans) in enumerate(found):
+        if total != top:
+            continue
+        if best < 0 or Fan.PURE_TRIPLE_CHOW in fans or Fan.TRIPLE_PUNG in fans:
+            best = i
+    return best
 
 
 def readings(
@@ -834,17 +849,6 @@ def _pung_fans(
             th += 1
     if th > 0:
         fans[Fan.PUNG_OF_TERMINALS_OR_HONORS] = th
-
-
-def _preference(reading: tuple[int, dict[int, int]]) -> tuple[int, bool]:
-    """Order of readings: total points, then (equal totals) a reading with Pure Triple Chow or
-    Triple Pung; remaining ties go to the earliest reading (regular divisions in
-    :func:`~mcr_env.scoring.decompose.regular_divisions` order, then Knitted Straight, then
-    the special forms). This reproduces PyMahjongGB 1.4.0's choice on every tie seen in the
-    differential runs (e.g. 222333444 + 234 + pair: Pure Triple Chow + All Chows over Pure
-    Shifted Pungs + Two Concealed Pungs, both 27)."""
-    fans = reading[1]
-    return reading[0], Fan.PURE_TRIPLE_CHOW in fans or Fan.TRIPLE_PUNG in fans
 
 
 def _is_nine_gates(standing: tuple[int, ...]) -> bool:

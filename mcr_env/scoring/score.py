@@ -237,7 +237,7 @@ def score_win(
     Returns:
         :class:`ScoreResult` of the highest-scoring reading (equal totals are resolved as
         PyMahjongGB 1.4.0 resolves them, so both the total and the fan list match it; see
-        :func:`mcr_env.scoring.evaluate._preference`).
+        :func:`mcr_env.scoring.evaluate._preferred`).
 
     Raises:
         TypeError: an argument has the wrong type (non-bool flag, non-int wind, bad meld tuple).
