@@ -257,11 +257,21 @@ def _select(instances: list[tuple[Fan, int]], n_sets: int) -> tuple[Fan, ...]:
     lexicographically first sorted fan list."""
     if len(instances) <= 1:
         return tuple(f for f, _ in instances)
+    # richest instances first, so a good bound is found early (the result does not depend on
+    # the order: ties are resolved by the sorted fan list)
+    instances = sorted(instances, key=lambda inst: -_BOTZONE_POINTS[inst[0]])
     best_points = -1
     best: list[int] = []
+    # points still available from instance i on (branch and bound: a branch that cannot reach
+    # the best total so far is cut; equal totals are still explored for the tie order)
+    remaining = [0] * (len(instances) + 1)
+    for i in range(len(instances) - 1, -1, -1):
+        remaining[i] = remaining[i + 1] + _BOTZONE_POINTS[instances[i][0]]
 
     def dfs(i: int, comp: tuple[int, ...], used: dict, chosen: list[int], points: int) -> None:
         nonlocal best_points, best
+        if points + remaining[i] < best_points:
+            return
         if i == len(instances):
             key = sorted(chosen)
             if points > best_points or (points == best_points and key < best):
