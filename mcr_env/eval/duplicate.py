@@ -351,14 +351,14 @@ def plot_results(results: Sequence[DuplicateResult], path: str | Path) -> Path:
     labels, means, lo, hi, win, deal = [], [], [], [], [], []
     for r in results:
         for s in r.stats:
-            labels.append(f"{s.agent}\n({r.match})")
+            labels.append(f"{s.agent}\n[{r.match}]")
             means.append(s.mean_points)
             lo.append(s.mean_points - s.ci95_low)
             hi.append(s.ci95_high - s.mean_points)
             win.append(s.win_rate)
             deal.append(s.deal_in_rate)
     x = np.arange(len(labels))
-    fig, axes = plt.subplots(1, 2, figsize=(max(8, 1.6 * len(labels)), 4.5))
+    fig, axes = plt.subplots(1, 2, figsize=(max(10, 2.8 * len(labels)), 5))
     axes[0].bar(x, means, yerr=[lo, hi], capsize=4, color="tab:blue")
     axes[0].axhline(0, color="black", linewidth=0.8)
     axes[0].set_ylabel("points per hand (95% CI)")
@@ -369,7 +369,7 @@ def plot_results(results: Sequence[DuplicateResult], path: str | Path) -> Path:
     axes[1].legend()
     for ax in axes:
         ax.set_xticks(x)
-        ax.set_xticklabels(labels, fontsize=8)
+        ax.set_xticklabels(labels, fontsize=8, rotation=20, ha="right")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
