@@ -469,19 +469,22 @@ ORACLE_V0_DESCRIPTION = (
 # The piece functions above are the readable reference; the encoders below compute the same
 # planes-v0 bytes in one fused pass (checked by tests/test_encoding_golden.py and against a
 # plain piece-by-piece Encoder along whole games):
-# * the per-seat tile counts (chows, pungs, kongs, discards) of every game are kept in a cache
-#   (:class:`_SeatCounts`) that stores the inputs it was computed from and, at each call,
-#   recomputes only the (game, seat) rows whose discards or melds differ from them: so it is
-#   exact for any state, however it was reached, and cheap when few rows changed (a step
-#   changes at most one seat's discards and melds per game);
-# * the cache keeps the seat axis twice (seats 0 1 2 3 0 1 2 3): the four relative seats of an
-#   observer at seat s are the slice s:s+4, gathered for all observers at once through a
-#   strided window view;
-# * values are written as uint8 into one buffer converted to float32 in a single pass (the
-#   only non-integer piece, ``tiles_left``, is written afterwards).
+# * the per-seat tile planes (chows, pungs, kongs, discards, the four most recent discards) of
+#   every game are kept in a cache (:class:`_SeatCounts`) that stores the inputs it was
+#   computed from and, at each call, recomputes only the (game, seat) rows whose discards or
+#   melds differ from them: so it is exact for any state, however it was reached, and cheap
+#   when few rows changed (a step changes at most one seat's discards and melds per game);
+# * the cache keeps the seat axis twice (seats 0 1 2 3 0 1 2 3) and seat-major: the four
+#   relative seats of an observer at seat s are the contiguous slice s:s+4, gathered for all
+#   observers at once through a strided window view (one block copy per observer); the
+#   per-seat numbers broadcast over the tiles (concealed kongs, flowers, played by, current
+#   seat, wall empty, tiles left) are gathered the same way from a per-call ``(B, 8, k)`` table;
+# * every channel is assigned densely (no zeroing, no scatter) as uint8 into a scratch buffer
+#   kept by the encoder, converted to float32 in a single pass (the only non-integer piece,
+#   ``tiles_left``, is written afterwards).
 
-_SB_CHI, _SB_PENG, _SB_GANG, _SB_DISCARDS = 0, 1, 2, 3
-_SB_CHANNELS = 4
+_SB_CHI, _SB_PENG, _SB_GANG, _SB_DISCARDS, _SB_RECENT = 0, 1, 2, 3, 4
+_SB_CHANNELS = _SB_RECENT + N_RECENT  # chi, peng, gang, discards, recent k = 0..3
 _K4 = np.arange(4, dtype=np.int8)[None, :, None]
 _M_CHI, _M_PENG, _M_GANG, _M_ANGANG = (
     int(MeldKind.CHI),
@@ -493,40 +496,69 @@ _P_OVER = int(Phase.OVER)
 _MELD_CHANNEL = np.full(5, -1, dtype=np.intp)
 _MELD_CHANNEL[_M_PENG] = _SB_PENG
 _MELD_CHANNEL[_M_GANG] = _SB_GANG
-_RECENT_K = np.arange(N_RECENT)[None, None, :]
-_RECENT_CH = 4 * np.arange(4)[:, None] + np.arange(N_RECENT)[None, :]  # (4 rel, K)
+_PHASES = np.arange(5)[None, :]
+_S_ANGANG, _S_FLOWERS, _S_PLAYED, _S_CURRENT, _S_EMPTY = range(5)  # per-seat broadcast table
+_SEATS = np.arange(4)[None, :]
+
+
+def _rows_changed(new: np.ndarray, old: np.ndarray) -> np.ndarray:
+    """``(B, 4) bool``: the rows (last axis) of ``new`` and ``old (B, 4, K)`` that differ.
+
+    Compares whole rows as 8/4/2-byte words when the layout allows (same result as the
+    element-wise test, fewer elements)."""
+    if new.dtype == old.dtype and new.flags.c_contiguous and old.flags.c_contiguous:
+        nbytes = new.shape[-1] * new.itemsize
+        for w, dt in ((8, np.int64), (4, np.int32), (2, np.int16)):
+            if nbytes % w == 0 and nbytes >= w:
+                a, b = new.view(dt), old.view(dt)
+                if a.shape[-1] == 1:
+                    return a[..., 0] != b[..., 0]
+                return (a != b).any(axis=-1)
+    return (new != old).any(axis=-1)
 
 
 class _SeatCounts:
-    """Per-seat public tile counts of B games, seat axis doubled, validated by input diffs.
+    """Per-seat public tile planes of B games, seat axis doubled, validated by input diffs.
 
     Attributes:
-        counts: ``(B, 4, 8, 34) uint8``: channel 0 chows containing the tile, 1 pungs, 2 melded
-            kongs, 3 discards (claimed included), for seats 0..3 then again 0..3.
+        blocks: ``(B, 8, 8, 34) uint8``: for seats 0..3 then again 0..3, channel 0 chows
+            containing the tile, 1 pungs, 2 melded kongs, 3 discards (claimed included),
+            4 + k the (k+1)-th most recent discard (one-hot).
     """
 
     def __init__(self, b: int, discard_slots: int, meld_slots: int):
-        self.counts = np.zeros((b, _SB_CHANNELS, 8, _T), dtype=np.uint8)
-        # inputs the counts were computed from (-2: never computed, differs from any state)
+        self.blocks = np.zeros((b, 8, _SB_CHANNELS, _T), dtype=np.uint8)
+        # inputs the planes were computed from (-2: never computed, differs from any state)
         self.discards = np.full((b, 4, discard_slots), -2, dtype=np.int8)
+        self.n_discards = np.full((b, 4), -2, dtype=np.int8)
         self.meld_kind = np.full((b, 4, meld_slots), -2, dtype=np.int8)
         self.meld_tile = np.full((b, 4, meld_slots), -2, dtype=np.int8)
 
     def update(self, state) -> np.ndarray:
-        """Bring the counts up to date with ``state``; returns ``counts``."""
-        d = state.discards
-        gi, si = np.nonzero((d != self.discards).any(axis=2))
+        """Bring the planes up to date with ``state``; returns ``blocks``."""
+        d, nd = state.discards, state.n_discards
+        gi, si = np.nonzero(_rows_changed(d, self.discards) | (nd != self.n_discards))
         if gi.size:
             rows = d[gi, si]  # (R, 48)
             self.discards[gi, si] = rows
+            n = nd[gi, si]
+            self.n_discards[gi, si] = n
             r = gi.size
+            block = np.zeros((r, _SB_CHANNELS - _SB_DISCARDS, _T + 1), dtype=np.uint8)
             idx = np.arange(r, dtype=np.intp)[:, None] * (_T + 1) + 1 + rows
-            cnt = np.bincount(idx.reshape(-1), minlength=r * (_T + 1)).reshape(r, _T + 1)[:, 1:]
-            self.counts[gi, _SB_DISCARDS, si] = cnt
-            self.counts[gi, _SB_DISCARDS, si + 4] = cnt
+            cnt = np.bincount(idx.reshape(-1), minlength=r * (_T + 1)).reshape(r, _T + 1)
+            block[:, 0] = cnt
+            # recent discards: column tile + 1 of channel 1 + k (column 0 collects no tile)
+            pos = n.astype(np.intp)[:, None] - 1 - np.arange(N_RECENT)[None, :]  # (R, K)
+            ri, k = np.nonzero(pos >= 0)
+            tiles = rows[ri, pos[ri, k]].astype(np.intp)
+            ok = (tiles >= 0) & (tiles < _T)
+            block[ri[ok], 1 + k[ok], 1 + tiles[ok]] = 1
+            self.blocks[gi, si, _SB_DISCARDS:] = block[:, :, 1:]
+            self.blocks[gi, si + 4, _SB_DISCARDS:] = block[:, :, 1:]
         kind, tile = state.meld_kind, state.meld_tile
-        changed = (kind != self.meld_kind) | (tile != self.meld_tile)
-        gi, si = np.nonzero(changed.any(axis=2))
+        changed = _rows_changed(kind, self.meld_kind) | _rows_changed(tile, self.meld_tile)
+        gi, si = np.nonzero(changed)
         if gi.size:
             self.meld_kind[gi, si] = kind[gi, si]
             self.meld_tile[gi, si] = tile[gi, si]
@@ -539,86 +571,89 @@ class _SeatCounts:
                 mid = t[ri, jj].astype(np.intp)
                 for dt in (-1, 0, 1):
                     block[ri, _SB_CHI, mid + dt] += 1
-            self.counts[gi, :3, si] = block
-            self.counts[gi, :3, si + 4] = block
-        return self.counts
+            self.blocks[gi, si, :3] = block
+            self.blocks[gi, si + 4, :3] = block
+        return self.blocks
 
 
-def _windows(arr: np.ndarray, axis: int) -> np.ndarray:
-    """Read-only view of ``arr`` (doubled seat axis ``axis`` of length 8) with a new axis 1 of
-    length 4 (the observer's absolute seat s) and ``axis`` cut to 4 (seats s .. s+3)."""
-    shape = list(arr.shape)
-    strides = list(arr.strides)
-    shape[axis] = 4
-    shape.insert(1, 4)
-    strides.insert(1, arr.strides[axis])
-    return as_strided(arr, tuple(shape), tuple(strides), writeable=False)
+def _seat_windows(arr: np.ndarray) -> np.ndarray:
+    """Read-only view of ``arr (B, 8, ...)`` (doubled seat axis) as ``(B, 4, 4, ...)``: axis 1
+    the observer's absolute seat s, axis 2 the seats s .. s+3 (relative seats 0..3)."""
+    shape = (arr.shape[0], 4, 4, *arr.shape[2:])
+    strides = (arr.strides[0], arr.strides[1], *arr.strides[1:])
+    return as_strided(arr, shape, strides, writeable=False)
 
 
-def _set_onehot(u8: np.ndarray, channel: int, tiles: np.ndarray) -> None:
-    """``u8[i, channel, tiles[i]] = 1`` where ``0 <= tiles[i] < 34`` (``u8`` zeroed)."""
-    ok = np.nonzero((tiles >= 0) & (tiles < _T))[0]
-    u8[ok, channel, tiles[ok]] = 1
+def _doubled(per_seat: np.ndarray, dtype) -> np.ndarray:
+    """``(B, 4, ...)`` -> ``(B, 8, ...)`` of ``dtype`` (seats 0 1 2 3 0 1 2 3)."""
+    out = np.empty((per_seat.shape[0], 8, *per_seat.shape[2:]), dtype=dtype)
+    out[:, :4] = per_seat
+    out[:, 4:] = out[:, :4]
+    return out
 
 
-def _fused_planes_v0(ctx: EncodeContext, out: np.ndarray, counts: np.ndarray) -> None:
+def _fused_planes_v0(ctx: EncodeContext, out: np.ndarray, blocks: np.ndarray, u8) -> None:
     """Write the 75 planes-v0 channels of ``out (N, >= 75, 34) float32`` (see the note above);
-    ``out`` may be uninitialised: all 75 channels are assigned. ``counts``: the up-to-date
-    :attr:`_SeatCounts.counts` of ``ctx.state``."""
+    ``out`` may be uninitialised: all 75 channels are assigned. ``blocks``: the up-to-date
+    :attr:`_SeatCounts.blocks` of ``ctx.state``; ``u8``: ``(N, 75, 34) uint8`` scratch (any
+    content: every channel is assigned)."""
     st = ctx.state
     g, s = ctx.games, ctx.seats
     n = g.shape[0]
     off = _OFFSETS
-    rows = np.arange(n)
-    grel = g[:, None], ctx.rel  # index of (N, 4 rel) per-seat values
-    u8 = np.zeros((n, _C, _T), dtype=np.uint8)
     # ---- per absolute seat, for the four relative seats of each observer (r = seat s + r)
-    rel = _windows(counts, 2)[g, s]  # (N, 4 ch, 4 rel, 34)
-    o = off["chi"]  # chi, peng, gang: consecutive
-    u8[:, o : o + 12] = rel[:, _SB_CHI : _SB_GANG + 1].reshape(n, 12, _T)
+    rel = _seat_windows(blocks)[g, s]  # (N, 4 rel, 8 ch, 34)
+    o = off["chi"]  # chi, peng, gang: consecutive, channel 4 * kind + r
+    u8[:, o : o + 12].reshape(n, 3, 4, _T)[...] = rel[:, :, _SB_CHI : _SB_GANG + 1].transpose(
+        0, 2, 1, 3
+    )
     o = off["discards"]
-    u8[:, o : o + 4] = rel[:, _SB_DISCARDS]
+    u8[:, o : o + 4] = rel[:, :, _SB_DISCARDS]
+    o = off["recent_discards"]  # channel 4 r + k
+    u8[:, o : o + 4 * N_RECENT].reshape(n, 4, N_RECENT, _T)[...] = rel[:, :, _SB_RECENT:]
+    # numbers per absolute seat, broadcast over the tiles
+    table = np.empty((st.phase.shape[0], 4, 5), dtype=np.uint8)
+    table[:, :, _S_ANGANG] = (st.meld_kind == _M_ANGANG).sum(axis=2)
+    table[:, :, _S_FLOWERS] = st.flower_count
+    table[:, :, _S_PLAYED] = st.played_by[:, None] == _SEATS
+    table[:, :, _S_CURRENT] = (st.current_seat[:, None] == _SEATS) & (st.phase[:, None] != _P_OVER)
+    table[:, :, _S_EMPTY] = st.tiles_left <= 0
+    per = _seat_windows(_doubled(table, np.uint8))[g, s]  # (N, 4 rel, 5)
     o = off["angang_count"]
-    angang = (st.meld_kind[g] == _M_ANGANG).sum(axis=2)  # (N, 4 abs)
-    u8[:, o : o + 4] = np.take_along_axis(angang, ctx.rel, axis=1)[:, :, None]
+    u8[:, o : o + 4] = per[:, :, _S_ANGANG, None]
     o = off["flowers"]
-    u8[:, o : o + 4] = st.flower_count[grel][:, :, None]
-    o = off["played_by"]  # played_by, current_seat: consecutive one-hots of relative seats
-    pb = st.played_by[g]
-    ok = np.nonzero(pb >= 0)[0]
-    u8[ok, o + (pb[ok] - s[ok]) % 4] = 1
-    cur = st.current_seat[g]
-    ok = np.nonzero(st.phase[g] != _P_OVER)[0]
-    u8[ok, o + 4 + (cur[ok] - s[ok]) % 4] = 1
+    u8[:, o : o + 4] = per[:, :, _S_FLOWERS, None]
+    o = off["played_by"]  # played_by, current_seat: consecutive
+    u8[:, o : o + 8].reshape(n, 2, 4, _T)[...] = per[:, :, _S_PLAYED : _S_CURRENT + 1].transpose(
+        0, 2, 1
+    )[:, :, :, None]
     o = off["wall_empty"]
-    left = st.tiles_left[grel]  # (N, 4 rel) int16
-    u8[:, o : o + 4] = (left <= 0)[:, :, None]
-    # recent discards (channel 4r + k): one gather of (N, 4 rel, K) tiles, one scatter
-    pos = st.n_discards[grel].astype(np.intp)[:, :, None] - 1 - _RECENT_K  # (N, 4, K)
-    ni, ri, ki = np.nonzero(pos >= 0)
-    tiles = st.discards[g[ni], ctx.rel[ni, ri], pos[ni, ri, ki]]
-    u8[ni, off["recent_discards"] + _RECENT_CH[ri, ki], tiles] = 1
+    u8[:, o : o + 4] = per[:, :, _S_EMPTY, None]
     # ---- the observer's own (private) channels
     hand = st.hand[g, s]  # (N, 34) int8
     o = off["hand"]
     u8[:, o : o + 4] = hand[:, None, :] > _K4
-    _set_onehot(u8, off["drawn_tile"], st.drawn_tile[g, s])
-    own_kong = u8[:, off["own_angang"]]
+    u8[:, off["drawn_tile"]] = st.drawn_tile[g, s][:, None] == _TILES
     ak = st.angang_tile[g, s]  # (N, 4); a tile is in at most one own concealed kong
+    own_kong = u8[:, off["own_angang"]]
+    own_kong[...] = 0
     ri, j = np.nonzero(ak >= 0)
     own_kong[ri, ak[ri, j]] = 1
     unseen = 4 - hand - st.visible_count[g] - 4 * own_kong.view(np.int8)  # int8: -12..4
     o = off["unseen"]
     u8[:, o : o + 4] = unseen[:, None, :] > _K4
     # ---- per game / per observer broadcasts
-    _set_onehot(u8, off["tile_in_play"], st.tile_in_play[g])
-    u8[rows, off["seat_wind"], 27 + (s - st.dealer[g]) % 4] = 1
-    u8[rows, off["prevalent_wind"], 27 + st.prevalent_wind[g]] = 1
-    u8[rows, off["phase"] + st.phase[g]] = 1
+    u8[:, off["tile_in_play"]] = st.tile_in_play[g][:, None] == _TILES
+    wind = 27 + (s - st.dealer[g]) % 4
+    u8[:, off["seat_wind"]] = wind[:, None] == _TILES
+    u8[:, off["prevalent_wind"]] = (27 + st.prevalent_wind[g].astype(np.intp))[:, None] == _TILES
+    o = off["phase"]
+    u8[:, o : o + 5] = (st.phase[g][:, None] == _PHASES)[:, :, None]
     u8[:, off["after_kong"]] = st.after_kong[g][:, None]
-    out[:, :_C] = u8  # one uint8 -> float32 pass
+    out[:, :_C] = u8  # one uint8 -> float32 pass (tiles_left is overwritten below)
     o = off["tiles_left"]
-    out[:, o : o + 4] = (left / TILES_LEFT_SCALE)[:, :, None]  # float64 -> float32, as the piece
+    left = (st.tiles_left / TILES_LEFT_SCALE).astype(np.float32)  # as the piece: f64 -> f32
+    out[:, o : o + 4] = _seat_windows(_doubled(left, np.float32))[g, s][:, :, None]
 
 
 class _PlanesEncoder(Encoder):
@@ -629,6 +664,7 @@ class _PlanesEncoder(Encoder):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._counts: dict[tuple, _SeatCounts] = {}
+        self._scratch = np.empty((0, _C, _T), dtype=np.uint8)  # reused uint8 planes buffer
 
     def _fill(self, ctx: EncodeContext, out: np.ndarray) -> None:
         st = ctx.state
@@ -640,7 +676,10 @@ class _PlanesEncoder(Encoder):
             cache = self._counts[key] = _SeatCounts(
                 st.discards.shape[0], st.discards.shape[2], st.meld_kind.shape[2]
             )
-        _fused_planes_v0(ctx, out, cache.update(st))
+        n = ctx.games.shape[0]
+        if self._scratch.shape[0] < n:
+            self._scratch = np.empty((n, _C, _T), dtype=np.uint8)
+        _fused_planes_v0(ctx, out, cache.update(st), self._scratch[:n])
         rest = self.pieces[len(_PLANES_PIECES) :]
         if rest:
             out[:, _C:] = 0.0
