@@ -22,6 +22,7 @@ import time
 import numpy as np
 
 from mcr_env.engine import MCREngine, RulesConfig
+from mcr_env.engine.sampling import sample_legal_actions
 
 
 def _meta() -> dict:
@@ -45,15 +46,10 @@ def _meta() -> dict:
 def random_legal_actions(legal: np.ndarray, to_act: np.ndarray, rng) -> np.ndarray:
     """``(B, 4) int64``: a uniformly random legal action for each acting seat (0 elsewhere).
 
-    Draws random keys only for the acting rows (argmax of uniform keys over the legal ids).
+    :func:`mcr_env.engine.sampling.sample_legal_actions` on the acting rows only (one bounded
+    random integer per acting seat).
     """
-    acts = np.zeros(to_act.shape, dtype=np.int64)
-    g, s = np.nonzero(to_act)
-    if g.size:
-        keys = rng.random((g.size, legal.shape[2]), dtype=np.float32) + 1.0
-        keys *= legal[g, s]
-        acts[g, s] = keys.argmax(axis=1)
-    return acts
+    return sample_legal_actions(legal, rng, to_act)
 
 
 def bench_engine(batch: int, seconds: float, layout: str = "official", seed: int = 0) -> dict:
