@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from itertools import combinations, combinations_with_replacement
 
+import numpy as np
 import pytest
 
 from mcr_env.scoring import NotAWinError, score_win
-from mcr_env.scoring.evaluate import _select
+from mcr_env.scoring.decompose import regular_waits
+from mcr_env.scoring.evaluate import _regular_wait_kinds, _select
 from mcr_env.scoring.fans import Fan
-from mcr_env.testing import pymahjonggb_available
+from mcr_env.testing import pymahjonggb_available, random_winning_hand
 from mcr_env.testing.hands import WinningHand
 from mcr_env.testing.oracle import pymahjonggb_score
 
@@ -129,3 +131,21 @@ def test_tie_pure_triple_chow_over_pure_shifted_pungs():
         "One Voided Suit": 1,
     }
     assert res.total == 31
+
+
+def test_wait_kinds_equal_decompose_waits():
+    # the evaluator's own wait search (group shapes) == decompose.regular_waits, shape only
+    rng = np.random.default_rng(11)
+    n_waiting = 0
+    for _ in range(3000):
+        wh = random_winning_hand(rng)
+        counts = [0] * 34
+        for t in wh.hand:
+            counts[t] += 1
+        for c in (tuple(counts), tuple(int(x) for x in rng.multinomial(13, [1 / 34] * 34))):
+            if sum(c) % 3 != 1 or max(c) > 4:
+                continue
+            expected = regular_waits(c)
+            n_waiting += bool(expected)
+            assert tuple(_regular_wait_kinds(c)) == expected, c
+    assert n_waiting > 1500

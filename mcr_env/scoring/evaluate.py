@@ -48,7 +48,7 @@ equal totals are resolved.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from itertools import combinations
 
 from mcr_env import tiles as _tiles
@@ -57,7 +57,6 @@ from mcr_env.scoring.decompose import (
     KNITTED_STRAIGHTS,
     THIRTEEN_ORPHANS_TILES,
     regular_divisions,
-    regular_waits,
     seven_pairs_wait,
 )
 from mcr_env.scoring.fans import FAN_IMPLIES, NUM_FANS, POINTS_ARRAY, Fan
@@ -71,12 +70,50 @@ __all__ = [
     "PER_SET_IMPLIES",
     "DOWNGRADE",
     "evaluate",
+    "readings",
     "clear_caches",
+    "trim_caches",
 ]
+
+_MEMOS: list = []
+
+
+def _memo(budget: int):
+    """Memoise with :func:`functools.cache` (a plain dict: no per-entry list nodes for the
+    garbage collector to scan, unlike a bounded ``lru_cache``); :func:`trim_caches` empties a
+    table once it holds more than ``budget`` entries."""
+
+    def wrap(fn):
+        memo = cache(fn)
+        _MEMOS.append((memo, budget))
+        return memo
+
+    return wrap
+
+
+def trim_caches() -> None:
+    """Empty the memo tables that outgrew their budget (called periodically by the scorer)."""
+    for memo, budget in _MEMOS:
+        if memo.cache_info().currsize > budget:
+            memo.cache_clear()
+
+
+def clear_caches() -> None:
+    """Empty every memo table of this module (for cold-cache benchmarks)."""
+    for memo, _ in _MEMOS:
+        memo.cache_clear()
+
 
 MELD_CHOW, MELD_PUNG, MELD_KONG, MELD_CONCEALED_KONG = 0, 1, 2, 3
 """Meld kinds of :func:`evaluate`: claimed chow (tile = lowest tile), claimed pung, melded kong
 (claimed or promoted), concealed kong."""
+
+
+def _plain(fans: dict) -> tuple[tuple[int, int], ...]:
+    """``(fan value, count)`` pairs of plain ints (cached values the garbage collector can
+    ignore)."""
+    return tuple((int(f), c) for f, c in fans.items())
+
 
 # ---------------------------------------------------------------------------------------------
 # Tile-kind masks (bit t = tile id t)
@@ -120,7 +157,7 @@ _RANGE_FANS = (
 )
 
 
-@lru_cache(maxsize=1 << 16)
+@_memo(65536)
 def _tile_property_fans(mask: int) -> tuple[Fan, ...]:
     """Fans that depend only on which tile kinds are present (``mask``: bit t = kind t)."""
     out = [f for f, allowed in _RANGE_FANS if not mask & ~allowed]
@@ -138,7 +175,7 @@ def _tile_property_fans(mask: int) -> tuple[Fan, ...]:
         out.append(Fan.ONE_VOIDED_SUIT)
     if suits == 3 and mask & _M_WIND and mask & _M_DRAGON:
         out.append(Fan.ALL_TYPES)
-    return tuple(out)
+    return tuple(int(f) for f in out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -291,7 +328,7 @@ def _select(instances: list[tuple[Fan, int]], n_sets: int) -> tuple[Fan, ...]:
         dfs(i + 1, comp, used, chosen, points)
 
     dfs(0, tuple(range(n_sets)), {}, [], 0)
-    return tuple(Fan(v) for v in best)
+    return tuple(best)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -302,7 +339,7 @@ _OUTSIDE_CHOW_RANKS = (0, 6)  # lowest rank index of 123 / 789
 _FIVE_CHOW_RANKS = (2, 3, 4)  # 345 456 567
 
 
-@lru_cache(maxsize=1 << 15)
+@_memo(32768)
 def _chow_part(chows: tuple[int, ...]) -> tuple:
     """Facts about a reading's chows (sorted lowest tile ids), cached per chow tuple.
 
@@ -328,7 +365,7 @@ def _chow_part(chows: tuple[int, ...]) -> tuple:
     )
 
 
-@lru_cache(maxsize=1 << 15)
+@_memo(32768)
 def _pung_part(pungs: tuple[int, ...], kongs: tuple[int, ...]) -> tuple:
     """Facts about a reading's pungs and kongs (sorted tile ids; ``kongs`` a subset), cached.
 
@@ -353,7 +390,7 @@ def _pung_part(pungs: tuple[int, ...], kongs: tuple[int, ...]) -> tuple:
     )
 
 
-@lru_cache(maxsize=1 << 16)
+@_memo(65536)
 def _structure(
     chows: tuple[int, ...], pungs: tuple[int, ...], kongs: tuple[int, ...], pair: int
 ) -> tuple[tuple[tuple[Fan, int], ...], int, tuple[int, ...], bool]:
@@ -409,7 +446,7 @@ def _structure(
         fans[Fan.LITTLE_THREE_DRAGONS] = 1
     elif dragons == 1:
         fans[Fan.DRAGON_PUNG] = 1
-    return tuple(fans.items()), terminal_pungs, winds, len(winds) >= 3
+    return _plain(fans), terminal_pungs, winds, len(winds) >= 3
 
 
 # ---------------------------------------------------------------------------------------------
@@ -471,11 +508,102 @@ def _apply_non_repeat(fans: dict[int, int]) -> None:
 # Waits
 
 
-@lru_cache(maxsize=1 << 16)
+@_memo(131072)
+def _sets_only(group: tuple[int, ...]) -> bool:
+    """True if a group's counts (9 ranks of a suit, or 7 honors) split into pungs and chows
+    (chows only in a suit). Shape only: a count of 5 is allowed."""
+    i = 0
+    n = len(group)
+    while i < n and not group[i]:
+        i += 1
+    if i == n:
+        return True
+    c = group[i]
+    if c >= 3:
+        rest = list(group)
+        rest[i] -= 3
+        if _sets_only(tuple(rest)):
+            return True
+    if len(group) == 9 and i <= 6 and group[i + 1] and group[i + 2]:
+        rest = list(group)
+        rest[i] -= 1
+        rest[i + 1] -= 1
+        rest[i + 2] -= 1
+        return _sets_only(tuple(rest))
+    return False
+
+
+@_memo(131072)
+def _group_shape(group: tuple[int, ...]) -> int:
+    """1 if the group splits into sets, 2 if into sets and one pair, else 0 (by its size mod
+    3: 0 -> sets, 2 -> sets and a pair, 1 -> never)."""
+    size = sum(group) % 3
+    if size == 0:
+        return 1 if _sets_only(group) else 0
+    if size == 2:
+        for r, c in enumerate(group):
+            if c >= 2:
+                rest = list(group)
+                rest[r] -= 2
+                if _sets_only(tuple(rest)):
+                    return 2
+    return 0
+
+
+_GROUP_SLICES = ((0, 9), (9, 18), (18, 27), (27, 34))
+
+
+def _is_regular_complete(counts: tuple[int, ...]) -> bool:
+    """True if ``counts`` (``(34,)``, 3k + 2 tiles) splits into sets and one pair."""
+    shapes = [_group_shape(counts[lo:hi]) for lo, hi in _GROUP_SLICES]
+    return 0 not in shapes and shapes.count(2) == 1
+
+
+def _regular_wait_kinds(standing: tuple[int, ...]) -> list[int]:
+    """Tile kinds completing ``standing`` (``(34,)``, 3k + 1 tiles) as sets and a pair, shape
+    only (a kind all four copies of which are held still counts, RULES.md 6b).
+
+    The new tile must go to a group whose size is 1 mod 3 (it then needs a pair), or, when
+    two groups have size 2 mod 3, to one of them (which then needs sets only, the other one
+    the pair); every other group must split into sets by itself."""
+    groups = [standing[lo:hi] for lo, hi in _GROUP_SLICES]
+    sizes = [sum(g) % 3 for g in groups]
+    if sizes.count(1) == 1 and sizes.count(0) == 3:
+        targets = [(sizes.index(1), 2)]
+    elif sizes.count(2) == 2 and sizes.count(0) == 2:
+        targets = [(i, 1) for i in range(4) if sizes[i] == 2]
+    else:
+        return []
+    out = []
+    for g, need in targets:
+        others_ok = all(
+            _group_shape(groups[i]) == (3 - need if sizes[i] == 2 else 1)
+            for i in range(4)
+            if i != g
+        )
+        if not others_ok:
+            continue
+        group = groups[g]
+        suited = g < 3
+        pat = list(group)
+        for r in range(len(group)):
+            if suited:
+                if not any(group[max(0, r - 2) : r + 3]):
+                    continue  # an isolated tile completes nothing
+            elif not group[r]:
+                continue  # a lone honor completes nothing
+            pat[r] += 1
+            if _group_shape(tuple(pat)) == need:
+                out.append(_GROUP_SLICES[g][0] + r)
+            pat[r] -= 1
+    return out
+
+
+@_memo(65536)
 def _waits_on_one_kind(standing: tuple[int, ...], n_melds: int) -> bool:
     """True when the 13-tile hand (``standing``: concealed counts) waits on exactly one kind,
     over every winning form (shape only, RULES.md 6b)."""
-    kinds = set(regular_waits(standing))
+    kinds = set(_regular_wait_kinds(standing))
     if n_melds == 0:
         sp = seven_pairs_wait(standing)
         if sp >= 0:
@@ -522,10 +650,10 @@ def _knitted_waits(standing: tuple[int, ...]) -> list[int]:
         rest_t = tuple(rest)
         if missing:
             # the knitted tile is the only gap: the rest must already be sets and a pair
-            if regular_divisions(rest_t):
+            if _is_regular_complete(rest_t):
                 out.append(missing[0])
         else:
-            out.extend(regular_waits(rest_t))
+            out.extend(_regular_wait_kinds(rest_t))
     return out
 
 
@@ -598,7 +726,7 @@ def _wait_position(sets, pair: int, win: int) -> Fan | None:
     return fan
 
 
-@lru_cache(maxsize=1 << 14)
+@_memo(16384)
 def _knitted_structure(
     ks: tuple[int, ...],
     sets: tuple[tuple[int, int], ...],
@@ -644,7 +772,7 @@ def _knitted_structure(
         fans[Fan.DRAGON_PUNG] = 1
     terminal_pungs = sum(1 for t in pungs if (_M_TERMINAL >> t) & 1)
     winds = tuple(t - 27 for t in pungs if _SUIT[t] == 3)
-    return tuple(fans.items()), terminal_pungs, winds
+    return _plain(fans), terminal_pungs, winds
 
 
 def evaluate(
@@ -862,13 +990,15 @@ def _pung_fans(
 
 
 def _is_nine_gates(standing: tuple[int, ...]) -> bool:
+    """1112345678999 of one suit held concealed (RULES.md 6a.4; melds are checked by the
+    caller)."""
     for s in range(3):
         if standing[9 * s : 9 * s + 9] == (3, 1, 1, 1, 1, 1, 1, 1, 3):
             return True
     return False
 
 
-@lru_cache(maxsize=1 << 14)
+@_memo(16384)
 def _special_form(counts14: tuple[int, ...]) -> tuple[tuple[Fan, int], ...] | None:
     """Fans of Seven Pairs, Thirteen Orphans or Honors and Knitted Tiles (14 concealed tiles),
     situation fans excluded; None when the tiles are none of them."""
@@ -887,9 +1017,9 @@ def _special_form(counts14: tuple[int, ...]) -> tuple[tuple[Fan, int], ...] | No
         if len(kinds) == 7 and kinds[6] < 27 and kinds[0] // 9 == kinds[6] // 9:
             if kinds[6] - kinds[0] == 6:
                 fans[Fan.SEVEN_SHIFTED_PAIRS] = 1
-        return tuple(fans.items())
+        return _plain(fans)
     if all(counts14[t] for t in THIRTEEN_ORPHANS_TILES) and not mask & ~_M_ORPHANS:
-        return ((Fan.THIRTEEN_ORPHANS, 1),)
+        return ((int(Fan.THIRTEEN_ORPHANS), 1),)
     if max(counts14) == 1:
         suited = mask & ((1 << 27) - 1)
         for ks in KNITTED_STRAIGHTS:
@@ -904,19 +1034,5 @@ def _special_form(counts14: tuple[int, ...]) -> tuple[tuple[Fan, int], ...] | No
                     fans[Fan.KNITTED_STRAIGHT] = 1
                 for f in _tile_property_fans(mask):
                     fans[f] = 1
-                return tuple(fans.items())
+                return _plain(fans)
     return None
-
-
-def clear_caches() -> None:
-    """Empty every memo table of this module (for cold-cache benchmarks)."""
-    for fn in (
-        _tile_property_fans,
-        _chow_part,
-        _pung_part,
-        _structure,
-        _waits_on_one_kind,
-        _special_form,
-        _knitted_structure,
-    ):
-        fn.cache_clear()

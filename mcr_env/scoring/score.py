@@ -11,7 +11,7 @@ no game state.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -21,6 +21,7 @@ from mcr_env.scoring.evaluate import (
     MELD_KONG,
     MELD_PUNG,
     evaluate,
+    trim_caches,
 )
 from mcr_env.scoring.fans import FAN_NAMES, POINTS_ARRAY, PROFILES, Fan
 from mcr_env.tiles import FLOWER_BASE, code_to_tile, parse_tiles, tile_to_code
@@ -322,14 +323,26 @@ def score_win(
     return _make_result(fans, n_flowers, profile)
 
 
-@lru_cache(maxsize=1 << 14)
+_TRIM_EVERY = 1 << 16
+_calls = 0
+
+
+@cache
 def _score_core(*args) -> tuple[tuple[int, int], ...] | None:
-    """Memoised :func:`~mcr_env.scoring.evaluate.evaluate` as sorted ``(fan, count)`` pairs."""
+    """Memoised :func:`~mcr_env.scoring.evaluate.evaluate` as sorted ``(fan, count)`` pairs;
+    every :data:`_TRIM_EVERY` new hands the memo tables that grew too large are emptied."""
+    global _calls
+    _calls += 1
+    if _calls % _TRIM_EVERY == 0:
+        trim_caches()
+        if _score_core.cache_info().currsize > _TRIM_EVERY:
+            _score_core.cache_clear()
+            _make_result.cache_clear()
     fans = evaluate(*args)
-    return None if fans is None else tuple(sorted(fans.items()))
+    return None if fans is None else tuple(sorted((int(f), c) for f, c in fans.items()))
 
 
-@lru_cache(maxsize=1 << 14)
+@cache
 def _make_result(fans: tuple[tuple[int, int], ...], n_flowers: int, profile: str) -> ScoreResult:
     table = dict(fans)
     if profile == "mcr" and Fan.CONCEALED_KONG_AND_MELDED_KONG in table:
