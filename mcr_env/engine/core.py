@@ -69,7 +69,7 @@ from mcr_env.engine.actions import (
     ActionKind,
 )
 from mcr_env.engine.config import RulesConfig
-from mcr_env.engine.handshape import complete_with, may_wait, summarize, swap_tile
+from mcr_env.engine.handshape import complete_with, may_wait, summarize
 from mcr_env.engine.state import (
     BOTZONE_SEGMENT,
     DISCARD_CAPACITY,
@@ -99,6 +99,8 @@ _P_CLAIM = int(Phase.CLAIM)
 _P_DISCARD = int(Phase.DISCARD)
 _P_OVER = int(Phase.OVER)
 _P_ROB = int(Phase.ROB)
+
+_CHI_NEIGHBOURS = np.array([-2, -1, 1, 2])[None, :]
 
 # Seat occupied by each player in round r (RULES.md section 4): PLAYER_AT_SEAT[r, seat] = player.
 PLAYER_AT_SEAT = np.array([[0, 1, 2, 3], [1, 0, 3, 2], [2, 3, 1, 0], [3, 2, 0, 1]], dtype=np.int8)
@@ -665,19 +667,9 @@ class MCREngine:
         if (st.hand[g, s, t] <= 0).any():  # guarded by the mask; kept as an invariant check
             raise RuntimeError("engine invariant: discarding a tile not in hand")
         st.hand[g, s, t] -= 1
-        # waiting-hand summary: after a draw, the new waiting hand is the old one + drawn - t
-        drawn = st.drawn_tile[g, s].astype(np.int64)
-        inc = drawn >= 0
-        if inc.any():
-            gi, si = g[inc], s[inc]
-            planes, keys = self._planes[gi, si], self._suit_keys[gi, si]
-            sums, hp = self._suit_sums[gi, si], self._honor_pairs[gi, si]
-            swap_tile(planes, keys, sums, hp, drawn[inc], t[inc])
-            self._planes[gi, si], self._suit_keys[gi, si] = planes, keys
-            self._suit_sums[gi, si], self._honor_pairs[gi, si] = sums, hp
-            self._may_wait[gi, si] = may_wait(planes, sums, hp, st.n_melds[gi, si])
-        if not inc.all():
-            self._refresh(g[~inc], s[~inc])
+        # the hand is a waiting hand again (13 - 3 * melds tiles): summarize it afresh (one
+        # pass for all discarders, whether they drew or claimed)
+        self._refresh(g, s)
         slot = st.n_discards[g, s].astype(np.int64)
         if (slot >= DISCARD_CAPACITY).any():
             raise RuntimeError(f"discard capacity {DISCARD_CAPACITY} exceeded")
@@ -891,14 +883,14 @@ class MCREngine:
             if chi_ok.any():
                 r0 = tt % 9
                 base = CHI_OFFSET + 21 * (tt // 9)
-
-                def has(off):
-                    return h[rr, np.clip(tt + off, 0, 33)] > 0
-
+                # held neighbours t-2, t-1, t+1, t+2 (clipped ids; out-of-suit ones are
+                # excluded by the rank tests below)
+                nb = h[rr[:, None], np.clip(tt[:, None] + _CHI_NEIGHBOURS, 0, 33)] > 0
+                m2, m1, p1, p2 = nb[:, 0], nb[:, 1], nb[:, 2], nb[:, 3]
                 claims += [
-                    (chi_ok & (r0 <= 6) & has(1) & has(2), base + 3 * r0),
-                    (chi_ok & (r0 >= 1) & (r0 <= 7) & has(-1) & has(1), base + 3 * r0 - 2),
-                    (chi_ok & (r0 >= 2) & has(-2) & has(-1), base + 3 * r0 - 4),
+                    (chi_ok & (r0 <= 6) & p1 & p2, base + 3 * r0),
+                    (chi_ok & (r0 >= 1) & (r0 <= 7) & m1 & p1, base + 3 * r0 - 2),
+                    (chi_ok & (r0 >= 2) & m2 & m1, base + 3 * r0 - 4),
                 ]
             for ok, _ in claims:
                 has_opt |= ok

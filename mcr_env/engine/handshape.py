@@ -75,6 +75,8 @@ _KNITTED = [
     _bitmask([9 * suit + start + 3 * j for suit, start in enumerate(perm) for j in range(3)])
     for perm in permutations(range(3))
 ]  # the six knitted arrangements (147 / 258 / 369 over the three suits)
+_KNITTED_ROW = np.array(_KNITTED, dtype=np.uint64)[None, :]  # (1, 6)
+_KNITTED_OUTSIDE = ~(_KNITTED_ROW | _HONORS)  # (1, 6): tiles outside arrangement + honors
 _THRESH = np.arange(4, dtype=np.int8)[None, :, None]
 
 
@@ -150,7 +152,6 @@ def complete_with(planes, suit_keys, suit_sums, honor_pairs, n_melds, tile):
     """
     tile = np.asarray(tile, dtype=np.int64)
     nm = np.asarray(n_melds)
-    n = tile.shape[0]
     bit = _U1 << tile.astype(np.uint64)
     p, g2, g3, g4 = planes[:, 0], planes[:, 1], planes[:, 2], planes[:, 3]
     had1, had2, had3 = (p & bit) != _ZERO, (g2 & bit) != _ZERO, (g3 & bit) != _ZERO
@@ -173,12 +174,10 @@ def complete_with(planes, suit_keys, suit_sums, honor_pairs, n_melds, tile):
     parity = (p & ~g2) | (g3 & ~g4)
     seven = parity == _ZERO
     orphans = ((p & _SIMPLES) == _ZERO) & ((p & _ORPHANS13) == _ORPHANS13)
-    knitted_in = np.zeros(n, dtype=bool)
-    honors_knitted = np.zeros(n, dtype=bool)
     single = g2 == _ZERO
-    for m in _KNITTED:
-        honors_knitted |= (p & ~(m | _HONORS)) == _ZERO
-        knitted_in |= (p & m) == m
+    pc = p[:, None]  # the six knitted arrangements at once: (N, 6)
+    honors_knitted = ((pc & _KNITTED_OUTSIDE) == _ZERO).any(axis=1)
+    knitted_in = ((pc & _KNITTED_ROW) == _KNITTED_ROW).any(axis=1)
     complete = regular | (concealed & (seven | orphans | (single & honors_knitted)))
     uncertain = ~complete & (nm <= 1) & knitted_in
     return complete, uncertain
@@ -240,10 +239,8 @@ def may_wait(planes, suit_sums, honor_pairs, n_melds) -> np.ndarray:
     parity = (p & ~g2) | (g3 & ~g4)
     seven = _at_most_one_bit(parity)
     orphans = (p & _SIMPLES) == _ZERO
-    hk = np.zeros(p.shape[0], dtype=bool)
-    ks = np.zeros(p.shape[0], dtype=bool)
     single = g2 == _ZERO
-    for m in _KNITTED:
-        hk |= (p & ~(m | _HONORS)) == _ZERO
-        ks |= _at_most_one_bit(m & ~p)
+    pc = p[:, None]  # the six knitted arrangements at once: (N, 6)
+    hk = ((pc & _KNITTED_OUTSIDE) == _ZERO).any(axis=1)
+    ks = _at_most_one_bit(_KNITTED_ROW & ~pc).any(axis=1)
     return regular | (concealed & (seven | orphans | (single & hk))) | ((nm <= 1) & ks)
