@@ -424,8 +424,7 @@ class MCREngine:
             dealt = walls[:, (base[:, None] + np.arange(13)[None, :])]  # (n, 4 seats, 13)
             st.wall_front[g] = base + 13
             st.wall_back[g] = base + BOTZONE_SEGMENT
-            for s in range(4):
-                st.hand[g, s] = _counts(dealt[:, s])
+            st.hand[g] = _counts(dealt.reshape(n * 4, 13)).reshape(n, 4, 34)
         else:
             # blocks of 13 from the front: the dealer first, then downstream
             blocks = walls[:, :52].reshape(n, 4, 13)
@@ -436,26 +435,46 @@ class MCREngine:
             st.wall_back[g, 0] = 144
             st.wall_front[g, 1:] = 0
             st.wall_back[g, 1:] = 0
-            # flower replacement at the deal: seat order from the dealer, each seat until clean
-            back = np.full(n, 144, dtype=np.int64)
-            for i in range(4):
-                seat = order[:, i]
-                while True:
-                    hand13 = dealt[rows, seat]  # (n, 13)
-                    fl = hand13 >= 34
-                    has = fl.any(axis=1)
-                    if not has.any():
-                        break
-                    r = np.nonzero(has)[0]
-                    pos = fl[r].argmax(axis=1)
-                    ftile = hand13[r, pos]
-                    st.flower_count[g[r], seat[r]] += 1
-                    st.flowers[g[r], seat[r], ftile - 34] = True
-                    back[r] -= 1
-                    dealt[r, seat[r], pos] = walls[r, back[r]]
-            st.wall_back[g, 0] = back
-            for s in range(4):
-                st.hand[g, s] = _counts(dealt[:, s])
+            # flower replacement at the deal: seat order from the dealer, each seat until clean,
+            # replacements taken one by one from the back. Only the counts matter, so it is
+            # computed as one pass: the back tiles form a stream (at most 8 are taken: every
+            # tile taken replaces one of the 8 flowers); the stream is read while fewer
+            # non-flowers than the dealt flowers have been taken, and the tile at stream
+            # position j belongs to the seat (in deal order) still waiting for its replacements
+            # when j - 1 non-flowers had gone before
+            stream = walls[:, 143 - np.arange(8)].astype(np.int64)  # (n, 8) back to front
+            s_flower = stream >= 34
+            taken_nf = np.cumsum(~s_flower, axis=1) - ~s_flower  # non-flowers before j
+            d_flower = dealt >= 34  # (n, 4 seats, 13)
+            need = d_flower.sum(axis=2)[rows[:, None], order]  # (n, 4) in deal order
+            cum = np.cumsum(need, axis=1)
+            read = taken_nf < cum[:, 3:]  # (n, 8), a prefix of the stream
+            owner_i = (cum[:, None, :] <= taken_nf[:, :, None]).sum(axis=2)  # (n, 8)
+            owner = order[rows[:, None], np.minimum(owner_i, 3)]  # seat of each stream tile
+            st.wall_back[g, 0] = 144 - read.sum(axis=1)
+            seat_of = np.broadcast_to(np.arange(4)[None, :, None], dealt.shape)
+            row_of = np.broadcast_to(rows[:, None, None], dealt.shape)
+            d_tile = dealt.astype(np.int64)
+            keep = ~d_flower
+            got = read & ~s_flower
+            cell = np.concatenate(
+                [(row_of[keep] * 4 + seat_of[keep]), (rows[:, None] * 4 + owner)[got]]
+            )
+            tiles = np.concatenate([d_tile[keep], stream[got]])
+            st.hand[g] = (
+                np.bincount(cell * 34 + tiles, minlength=n * 4 * 34)
+                .reshape(n, 4, 34)
+                .astype(np.int8)
+            )
+            fset = read & s_flower
+            fcell = np.concatenate(
+                [(row_of[d_flower] * 4 + seat_of[d_flower]), (rows[:, None] * 4 + owner)[fset]]
+            )
+            ftile = np.concatenate([d_tile[d_flower], stream[fset]]) - 34
+            st.flower_count[g] = np.bincount(fcell, minlength=n * 4).reshape(n, 4)
+            flags = np.zeros(n * 4 * 8, dtype=bool)
+            flags[fcell * 8 + ftile] = True
+            st.flowers[g] = flags.reshape(n, 4, 8)
         st.phase[g] = _P_ACT
         st.current_seat[g] = st.dealer[g]
         self._refresh(np.repeat(g, 4), np.tile(np.arange(4), n))
