@@ -637,6 +637,7 @@ class MCREngine:
             self.to_act[:] = False
         # ---- collected outcomes of this step
         self._draw_req: list[tuple] = []  # (games, seats, back, after_kong)
+        self._refresh_req: list[tuple] = []  # (games, seats) whose waiting hand changed
         self._claim_check: list[np.ndarray] = []  # games with a fresh discard
         self._rob_check: list[np.ndarray] = []  # games with a fresh BuGang
         self._wins: list[tuple] = []  # (games, winners, discarders, reason)
@@ -686,9 +687,9 @@ class MCREngine:
         if (st.hand[g, s, t] <= 0).any():  # guarded by the mask; kept as an invariant check
             raise RuntimeError("engine invariant: discarding a tile not in hand")
         st.hand[g, s, t] -= 1
-        # the hand is a waiting hand again (13 - 3 * melds tiles): summarize it afresh (one
-        # pass for all discarders, whether they drew or claimed)
-        self._refresh(g, s)
+        # the hand is a waiting hand again (13 - 3 * melds tiles): its summary is recomputed
+        # with the step's other changed hands in _follow_ups
+        self._refresh_req.append((g, s))
         slot = st.n_discards[g, s].astype(np.int64)
         if (slot >= DISCARD_CAPACITY).any():
             raise RuntimeError(f"discard capacity {DISCARD_CAPACITY} exceeded")
@@ -718,7 +719,7 @@ class MCREngine:
         st = self.state
         st.hand[g, s, t] -= 4
         slot = self._add_meld(g, s, _M_ANGANG, -1, -1, -1)
-        self._refresh(g, s)
+        self._refresh_req.append((g, s))
         st.angang_tile[g, s, slot] = t
         st.drawn_tile[g, s] = -1
         self._draw_req.append((g, s, np.ones(len(g), bool), np.ones(len(g), bool)))
@@ -726,7 +727,7 @@ class MCREngine:
     def _bugang(self, g, s, t) -> None:
         st = self.state
         st.hand[g, s, t] -= 1
-        self._refresh(g, s)
+        self._refresh_req.append((g, s))
         match = (st.meld_kind[g, s] == _M_PENG) & (st.meld_tile[g, s] == t[:, None])
         slot = match.argmax(axis=1)
         st.meld_kind[g, s, slot] = _M_GANG
@@ -788,7 +789,7 @@ class MCREngine:
                 kind = _M_GANG if gang else _M_PENG
                 self._add_meld(g2, s2, kind, t2, d2, t2)
                 if gang:
-                    self._refresh(g2, s2)
+                    self._refresh_req.append((g2, s2))
                     self._draw_req.append((g2, s2, np.ones(len(g2), bool), np.ones(len(g2), bool)))
                 else:
                     self._pung[g2, s2, t2] = True
@@ -831,26 +832,29 @@ class MCREngine:
         st.discard_claimed[g, d, slot] = True
 
     def _follow_ups(self) -> None:
-        """Claim/rob checks (auto-pass when nobody can answer), then all pending draws."""
+        """Waiting-hand summaries of this step's changed hands (one pass; before any draw adds
+        a tile and before the claim checks read them), claim/rob checks (auto-pass when nobody
+        can answer), then all pending draws."""
         st = self.state
-        for g in self._claim_check:
-            g = g[st.phase[g] == _P_CLAIM]
-            if g.size == 0:
-                continue
-            anyopt = self._claim_masks(g, rob=False)
-            none = g[~anyopt]
+        if self._refresh_req:
+            self._refresh(
+                np.concatenate([x[0] for x in self._refresh_req]),
+                np.concatenate([x[1] for x in self._refresh_req]).astype(np.int64),
+            )
+            self._refresh_req = []
+        # claim checks of fresh discards and rob checks of fresh BuGangs, in one pass
+        groups = [(g[st.phase[g] == _P_CLAIM], False) for g in self._claim_check]
+        groups += [(g, True) for g in self._rob_check]
+        groups = [(g, r) for g, r in groups if g.size]
+        if groups:
+            g = np.concatenate([x[0] for x in groups])
+            rob = np.concatenate([np.full(x[0].size, x[1]) for x in groups])
+            anyopt = self._claim_masks(g, rob)
+            none, rob = g[~anyopt], rob[~anyopt]
             if none.size:
+                # nobody can answer: the next seat draws, or the kong declarer replaces
                 d = st.played_by[none].astype(np.int64)
-                nxt = (d + 1) % 4
-                self._draw_req.append(
-                    (none, nxt, np.zeros(len(none), bool), np.zeros(len(none), bool))
-                )
-        for g in self._rob_check:
-            anyopt = self._claim_masks(g, rob=True)
-            none = g[~anyopt]
-            if none.size:
-                d = st.played_by[none].astype(np.int64)
-                self._draw_req.append((none, d, np.ones(len(none), bool), np.ones(len(none), bool)))
+                self._draw_req.append((none, np.where(rob, d, (d + 1) % 4), rob, rob.copy()))
         if self._draw_req:
             g = np.concatenate([x[0] for x in self._draw_req])
             s = np.concatenate([x[1] for x in self._draw_req]).astype(np.int64)
@@ -862,13 +866,15 @@ class MCREngine:
                 self._exhaustive.append(failed)
 
     # ------------------------------------------------------------------ masks
-    def _claim_masks(self, g, rob: bool) -> np.ndarray:
+    def _claim_masks(self, g, rob) -> np.ndarray:
         """Fill legal masks / to_act of the answering seats of games ``g`` (CLAIM or ROB).
 
-        The three other seats are handled at once as ``3n`` rows. Returns ``(n,) bool``: some
-        seat has an option besides Pass."""
+        ``rob``: bool, or ``(n,) bool`` per game (True: the tile in play is a BuGang tile, only
+        Hu may answer it). The three other seats are handled at once as ``3n`` rows. Returns
+        ``(n,) bool``: some seat has an option besides Pass."""
         st = self.state
         n = len(g)
+        rob3 = np.repeat(np.broadcast_to(np.asarray(rob, dtype=bool), (n,)), 3)  # (3n,)
         d = st.played_by[g].astype(np.int64)
         t = st.tile_in_play[g].astype(np.int64)
         k = np.repeat(np.arange(1, 4)[None, :], n, axis=0).reshape(-1)  # (3n,) 1,2,3,1,2,3...
@@ -886,15 +892,15 @@ class MCREngine:
             h[comp, tt[comp]] += 1
             for r in comp.tolist():
                 gi, si, ti = int(gg[r]), int(ss[r]), int(tt[r])
-                res = self._score(gi, si, ti, self_drawn=False, rob=rob, hand14=h[r])
+                res = self._score(gi, si, ti, self_drawn=False, rob=bool(rob3[r]), hand14=h[r])
                 if res is not None:
                     hu_ok[r] = True
                     self._hu[(gi, si)] = (res, ti)
         has_opt = hu_ok.copy()
         claims = []
-        if not rob:
+        if not rob3.all():
             nxt = (dd + 1) % 4
-            claim_ok = (st.tiles_left[gg, nxt] > 0) & ~hu_ok  # last discard: only Hu
+            claim_ok = (st.tiles_left[gg, nxt] > 0) & ~hu_ok & ~rob3  # last discard: only Hu
             peng = claim_ok & (cnt >= 2)
             gang = claim_ok & (cnt == 3) & (st.tiles_left[gg, ss] > 0)
             claims += [(peng, PENG_OFFSET + tt), (gang, GANG_OFFSET + tt)]
