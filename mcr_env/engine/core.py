@@ -910,7 +910,8 @@ class MCREngine:
                 base = CHI_OFFSET + 21 * (tt // 9)
                 # held neighbours t-2, t-1, t+1, t+2 (clipped ids; out-of-suit ones are
                 # excluded by the rank tests below)
-                nb = h[rr[:, None], np.clip(tt[:, None] + _CHI_NEIGHBOURS, 0, 33)] > 0
+                nb = h.reshape(-1)[rr[:, None] * 34 + np.clip(tt[:, None] + _CHI_NEIGHBOURS, 0, 33)]
+                nb = nb > 0
                 m2, m1, p1, p2 = nb[:, 0], nb[:, 1], nb[:, 2], nb[:, 3]
                 claims += [
                     (chi_ok & (r0 <= 6) & p1 & p2, base + 3 * r0),
@@ -1037,8 +1038,32 @@ class MCREngine:
             self._record_end(gi, EndReason.PENALTY, -1, -1, -1, (), 0, settlement, offenders)
 
     def _end_exhaustive(self, g) -> None:
-        for gi in np.asarray(g).tolist():
-            self._record_end(gi, EndReason.EXHAUSTIVE, -1, -1, -1, (), 0, np.zeros(4, np.int32))
+        """Games ``g`` end without a winner (the arrays of :meth:`_record_end` set at once)."""
+        g = np.asarray(g, dtype=np.int64)
+        if g.size == 0:
+            return
+        st = self.state
+        st.phase[g] = _P_OVER
+        st.end_reason[g] = EndReason.EXHAUSTIVE
+        st.winner[g] = -1
+        st.win_from[g] = -1
+        self.rewards[g] = 0
+        self.player_rewards[g] = 0  # players of a hand are a permutation of 0..3
+        self.hand_over[g] = True  # (match scores: + 0)
+        numbers = st.hand_number[g].tolist()
+        players = st.player_at_seat[g]
+        for i, gi in enumerate(g.tolist()):
+            self.last_hand_result[gi] = HandResult(
+                hand_number=numbers[i],
+                end_reason=EndReason.EXHAUSTIVE,
+                winner=-1,
+                win_from=-1,
+                win_tile=-1,
+                fans=(),
+                total=0,
+                settlement=np.zeros(4, dtype=np.int32),
+                player_at_seat=players[i].copy(),
+            )
 
     def _record_end(self, gi, reason, winner, frm, win_tile, fans, total, settlement, offenders=()):
         st = self.state
