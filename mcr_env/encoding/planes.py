@@ -474,14 +474,14 @@ ORACLE_V0_DESCRIPTION = (
 #   computed from and, at each call, recomputes only the (game, seat) rows whose discards or
 #   melds differ from them: so it is exact for any state, however it was reached, and cheap
 #   when few rows changed (a step changes at most one seat's discards and melds per game);
-# * the cache keeps the seat axis twice (seats 0 1 2 3 0 1 2 3) and seat-major: the four
-#   relative seats of an observer at seat s are the contiguous slice s:s+4, gathered for all
-#   observers at once through a strided window view (one block copy per observer); the
-#   per-seat numbers broadcast over the tiles (concealed kongs, flowers, played by, current
-#   seat, wall empty, tiles left) are gathered the same way from a per-call ``(B, 8, k)`` table;
+# * the cache is seat-major (all planes of one seat contiguous): the four relative seats of
+#   every observer are gathered at once as ``(N, 4 rel, 8, 34)`` blocks; the per-seat numbers
+#   broadcast over the tiles (concealed kongs, flowers, played by, current seat, wall empty,
+#   tiles left) come from a per-call table with the seat axis doubled (0 1 2 3 0 1 2 3), the
+#   relative seats of an observer at seat s being the slice s:s+4 (a strided window view);
 # * every channel is assigned densely (no zeroing, no scatter) as uint8 into a scratch buffer
-#   kept by the encoder, converted to float32 in a single pass (the only non-integer piece,
-#   ``tiles_left``, is written afterwards).
+#   kept by the encoder, converted to float32 by chunks of rows (the only non-integer piece,
+#   ``tiles_left``, is written right after each chunk).
 
 _SB_CHI, _SB_PENG, _SB_GANG, _SB_DISCARDS, _SB_RECENT = 0, 1, 2, 3, 4
 _SB_CHANNELS = _SB_RECENT + N_RECENT  # chi, peng, gang, discards, recent k = 0..3
@@ -520,16 +520,16 @@ def _rows_changed(new: np.ndarray, old: np.ndarray) -> np.ndarray:
 
 
 class _SeatCounts:
-    """Per-seat public tile planes of B games, seat axis doubled, validated by input diffs.
+    """Per-seat public tile planes of B games, validated by input diffs.
 
     Attributes:
-        blocks: ``(B, 8, 8, 34) uint8``: for seats 0..3 then again 0..3, channel 0 chows
-            containing the tile, 1 pungs, 2 melded kongs, 3 discards (claimed included),
-            4 + k the (k+1)-th most recent discard (one-hot).
+        blocks: ``(B, 4, 8, 34) uint8``: per absolute seat, channel 0 chows containing the
+            tile, 1 pungs, 2 melded kongs, 3 discards (claimed included), 4 + k the (k+1)-th
+            most recent discard (one-hot).
     """
 
     def __init__(self, b: int, discard_slots: int, meld_slots: int):
-        self.blocks = np.zeros((b, 8, _SB_CHANNELS, _T), dtype=np.uint8)
+        self.blocks = np.zeros((b, 4, _SB_CHANNELS, _T), dtype=np.uint8)
         # inputs the planes were computed from (-2: never computed, differs from any state)
         self.discards = np.full((b, 4, discard_slots), -2, dtype=np.int8)
         self.n_discards = np.full((b, 4), -2, dtype=np.int8)
@@ -557,7 +557,6 @@ class _SeatCounts:
             ok = (tiles >= 0) & (tiles < _T)
             block[ri[ok], 1 + k[ok], 1 + tiles[ok]] = 1
             self.blocks[gi, si, _SB_DISCARDS:] = block[:, :, 1:]
-            self.blocks[gi, si + 4, _SB_DISCARDS:] = block[:, :, 1:]
         kind, tile = state.meld_kind, state.meld_tile
         changed = _rows_changed(kind, self.meld_kind) | _rows_changed(tile, self.meld_tile)
         gi, si = np.nonzero(changed)
@@ -574,7 +573,6 @@ class _SeatCounts:
                 for dt in (-1, 0, 1):
                     block[ri, _SB_CHI, mid + dt] += 1
             self.blocks[gi, si, :3] = block
-            self.blocks[gi, si + 4, :3] = block
         return self.blocks
 
 
@@ -604,7 +602,7 @@ def _fused_planes_v0(ctx: EncodeContext, out: np.ndarray, blocks: np.ndarray, u8
     n = g.shape[0]
     off = _OFFSETS
     # ---- per absolute seat, for the four relative seats of each observer (r = seat s + r)
-    rel = _seat_windows(blocks)[g, s]  # (N, 4 rel, 8 ch, 34)
+    rel = blocks[g[:, None], ctx.rel]  # (N, 4 rel, 8 ch, 34)
     o = off["chi"]  # chi, peng, gang: consecutive, channel 4 * kind + r
     u8[:, o : o + 12].reshape(n, 3, 4, _T)[...] = rel[:, :, _SB_CHI : _SB_GANG + 1].transpose(
         0, 2, 1, 3
