@@ -536,10 +536,17 @@ class _SeatCounts:
         self.meld_kind = np.full((b, 4, meld_slots), -2, dtype=np.int8)
         self.meld_tile = np.full((b, 4, meld_slots), -2, dtype=np.int8)
 
-    def update(self, state) -> np.ndarray:
-        """Bring the planes up to date with ``state``; returns ``blocks``."""
+    def update(self, state, games: np.ndarray | None = None) -> np.ndarray:
+        """Bring the planes up to date with ``state`` (only the rows of ``games (G,)``, unique
+        game indices, if given: the other rows keep their own, still consistent, inputs);
+        returns ``blocks``."""
         d, nd = state.discards, state.n_discards
-        gi, si = np.nonzero(_rows_changed(d, self.discards) | (nd != self.n_discards))
+        if games is None:
+            gi, si = np.nonzero(_rows_changed(d, self.discards) | (nd != self.n_discards))
+        else:
+            changed = _rows_changed(d[games], self.discards[games])
+            li, si = np.nonzero(changed | (nd[games] != self.n_discards[games]))
+            gi = games[li]
         if gi.size:
             rows = d[gi, si]  # (R, 48)
             self.discards[gi, si] = rows
@@ -558,8 +565,14 @@ class _SeatCounts:
             block[ri[ok], 1 + k[ok], 1 + tiles[ok]] = 1
             self.blocks[gi, si, _SB_DISCARDS:] = block[:, :, 1:]
         kind, tile = state.meld_kind, state.meld_tile
-        changed = _rows_changed(kind, self.meld_kind) | _rows_changed(tile, self.meld_tile)
-        gi, si = np.nonzero(changed)
+        if games is None:
+            changed = _rows_changed(kind, self.meld_kind) | _rows_changed(tile, self.meld_tile)
+            gi, si = np.nonzero(changed)
+        else:
+            changed = _rows_changed(kind[games], self.meld_kind[games])
+            changed |= _rows_changed(tile[games], self.meld_tile[games])
+            li, si = np.nonzero(changed)
+            gi = games[li]
         if gi.size:
             self.meld_kind[gi, si] = kind[gi, si]
             self.meld_tile[gi, si] = tile[gi, si]
@@ -592,14 +605,23 @@ def _doubled(per_seat: np.ndarray, dtype) -> np.ndarray:
     return out
 
 
-def _fused_planes_v0(ctx: EncodeContext, out: np.ndarray, blocks: np.ndarray, u8) -> None:
+def _fused_planes_v0(
+    ctx: EncodeContext, out: np.ndarray, blocks: np.ndarray, u8, sub=None, inv=None
+) -> None:
     """Write the 75 planes-v0 channels of ``out (N, >= 75, 34) float32`` (see the note above);
     ``out`` may be uninitialised: all 75 channels are assigned. ``blocks``: the up-to-date
-    :attr:`_SeatCounts.blocks` of ``ctx.state``; ``u8``: ``(N, 75, 34) uint8`` scratch (any
-    content: every channel is assigned)."""
+    :attr:`_SeatCounts.blocks` of ``ctx.state`` (at least for the observed games); ``u8``:
+    ``(N, 75, 34) uint8`` scratch (any content: every channel is assigned). ``sub``, ``inv``:
+    optional unique observed games and each observer's index in them (per-game tables are
+    then built for those games only)."""
     st = ctx.state
     g, s = ctx.games, ctx.seats
     n = g.shape[0]
+
+    def per_game(a: np.ndarray) -> np.ndarray:
+        return a if sub is None else a[sub]
+
+    gt = g if sub is None else inv  # observer's row in the per-game tables
     off = _OFFSETS
     # ---- per absolute seat, for the four relative seats of each observer (r = seat s + r)
     rel = blocks[g[:, None], ctx.rel]  # (N, 4 rel, 8 ch, 34)
@@ -612,17 +634,20 @@ def _fused_planes_v0(ctx: EncodeContext, out: np.ndarray, blocks: np.ndarray, u8
     o = off["recent_discards"]  # channel 4 r + k
     u8[:, o : o + 4 * N_RECENT].reshape(n, 4, N_RECENT, _T)[...] = rel[:, :, _SB_RECENT:]
     # numbers per absolute seat, broadcast over the tiles
-    table = np.empty((st.phase.shape[0], 4, 5), dtype=np.uint8)
-    kongs = (st.meld_kind == _M_ANGANG).view(np.uint8)  # (B, 4, slots) 0/1
+    tiles_left = per_game(st.tiles_left)
+    kongs = (per_game(st.meld_kind) == _M_ANGANG).view(np.uint8)  # (B, 4, slots) 0/1
+    table = np.empty((kongs.shape[0], 4, 5), dtype=np.uint8)
     n_kongs = kongs[:, :, 0].copy()
     for j in range(1, kongs.shape[2]):
         n_kongs += kongs[:, :, j]
     table[:, :, _S_ANGANG] = n_kongs
-    table[:, :, _S_FLOWERS] = st.flower_count
-    table[:, :, _S_PLAYED] = st.played_by[:, None] == _SEATS
-    table[:, :, _S_CURRENT] = (st.current_seat[:, None] == _SEATS) & (st.phase[:, None] != _P_OVER)
-    table[:, :, _S_EMPTY] = st.tiles_left <= 0
-    per = _seat_windows(_doubled(table, np.uint8))[g, s]  # (N, 4 rel, 5)
+    table[:, :, _S_FLOWERS] = per_game(st.flower_count)
+    table[:, :, _S_PLAYED] = per_game(st.played_by)[:, None] == _SEATS
+    table[:, :, _S_CURRENT] = (per_game(st.current_seat)[:, None] == _SEATS) & (
+        per_game(st.phase)[:, None] != _P_OVER
+    )
+    table[:, :, _S_EMPTY] = tiles_left <= 0
+    per = _seat_windows(_doubled(table, np.uint8))[gt, s]  # (N, 4 rel, 5)
     o = off["angang_count"]
     u8[:, o : o + 4] = per[:, :, _S_ANGANG, None]
     o = off["flowers"]
@@ -655,8 +680,8 @@ def _fused_planes_v0(ctx: EncodeContext, out: np.ndarray, blocks: np.ndarray, u8
     u8[:, o : o + 5] = (st.phase[g][:, None] == _PHASES)[:, :, None]
     u8[:, off["after_kong"]] = st.after_kong[g][:, None]
     o = off["tiles_left"]
-    left = (st.tiles_left / TILES_LEFT_SCALE).astype(np.float32)  # as the piece: f64 -> f32
-    left = _seat_windows(_doubled(left, np.float32))[g, s][:, :, None]  # (N, 4 rel, 1)
+    left = (tiles_left / TILES_LEFT_SCALE).astype(np.float32)  # as the piece: f64 -> f32
+    left = _seat_windows(_doubled(left, np.float32))[gt, s][:, :, None]  # (N, 4 rel, 1)
     # one uint8 -> float32 pass, then tiles_left, by chunks of rows still in cache
     for i in range(0, n, _CHUNK):
         j = min(i + _CHUNK, n)
@@ -687,7 +712,10 @@ class _PlanesEncoder(Encoder):
         n = ctx.games.shape[0]
         if self._scratch.shape[0] < n:
             self._scratch = np.empty((n, _C, _T), dtype=np.uint8)
-        _fused_planes_v0(ctx, out, cache.update(st), self._scratch[:n])
+        sub = inv = None
+        if 4 * n < st.phase.shape[0]:  # few observers: diffs and tables of their games only
+            sub, inv = np.unique(ctx.games, return_inverse=True)
+        _fused_planes_v0(ctx, out, cache.update(st, sub), self._scratch[:n], sub, inv)
         rest = self.pieces[len(_PLANES_PIECES) :]
         if rest:
             out[:, _C:] = 0.0
