@@ -467,14 +467,14 @@ Flush, which would otherwise no longer remove No Honors)."""
 PER_SET_IMPLIES: dict[Fan, frozenset[Fan]] = {
     Fan.BIG_THREE_WINDS: frozenset({Fan.PUNG_OF_TERMINALS_OR_HONORS}),
 }
-"""Implications of :data:`FAN_IMPLIES` that hold only for the sets forming the fan (Big Three
-Winds: the Pung of Terminals or Honors *of those wind pungs*, RULES.md section 6). The pung
-counting already leaves those sets out, so the generic pass skips these (a 999m pung beside
-Big Three Winds still scores)."""
+"""Implications that hold only for the sets forming the fan (Big Three Winds: the Pung of
+Terminals or Honors *of those wind pungs*, RULES.md section 6), so they are not in
+:data:`FAN_IMPLIES`. The pung counting already leaves those sets out (a 999m pung beside Big
+Three Winds still scores)."""
 
 _IMPLIES_MASK = [0] * (NUM_FANS + 1)
 for _f, _imp in FAN_IMPLIES.items():
-    for _g in _imp - PER_SET_IMPLIES.get(_f, frozenset()):
+    for _g in _imp:
         _IMPLIES_MASK[_f] |= 1 << _g
 for _f, _imp in EXTRA_IMPLIES.items():
     for _g in _imp:

@@ -332,7 +332,6 @@ FAN_IMPLIES: MappingProxyType[Fan, frozenset[Fan]] = _implies(
     ),
     (F.UPPER_FOUR, (F.NO_HONORS,)),
     (F.LOWER_FOUR, (F.NO_HONORS,)),
-    (F.BIG_THREE_WINDS, (F.PUNG_OF_TERMINALS_OR_HONORS,)),
     (F.REVERSIBLE_TILES, (F.ONE_VOIDED_SUIT,)),
     (F.MIXED_TRIPLE_CHOW, (F.MIXED_DOUBLE_CHOW,)),
     (F.LAST_TILE_DRAW, (F.SELF_DRAWN,)),
