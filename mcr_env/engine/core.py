@@ -40,7 +40,8 @@ the same ``step`` calls reproduces it exactly (seeded walls come from
 :func:`mcr_env.engine.walls.seeded_walls`).
 
 Implementation: every step processes games grouped by phase with numpy index arrays (no Python
-loop over games). Each seat's waiting hand is summarized incrementally
+loop over games). Each seat's waiting hand is summarized (recomputed, in one pass per step,
+only for the hands that changed)
 (:mod:`mcr_env.engine.handshape`: bitboards + base-5 suit keys), so "is this hand complete with
 tile t" is a few vectorized integer operations, exact for every form but Knitted Straight
 (settled with ``complete_mask``); exact scoring (``score_win``) runs only for the (game, seat)
@@ -440,8 +441,8 @@ class MCREngine:
             # computed as one pass: the back tiles form a stream (at most 8 are taken: every
             # tile taken replaces one of the 8 flowers); the stream is read while fewer
             # non-flowers than the dealt flowers have been taken, and the tile at stream
-            # position j belongs to the seat (in deal order) still waiting for its replacements
-            # when j - 1 non-flowers had gone before
+            # position j belongs to the first seat (in deal order) whose replacements were not
+            # all among the non-flowers before j
             stream = walls[:, 143 - np.arange(8)].astype(np.int64)  # (n, 8) back to front
             s_flower = stream >= 34
             taken_nf = np.cumsum(~s_flower, axis=1) - ~s_flower  # non-flowers before j
