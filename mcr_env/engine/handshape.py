@@ -77,6 +77,27 @@ _KNITTED = [
 ]  # the six knitted arrangements (147 / 258 / 369 over the three suits)
 _KNITTED_ROW = np.array(_KNITTED, dtype=np.uint64)[None, :]  # (1, 6)
 _KNITTED_OUTSIDE = ~(_KNITTED_ROW | _HONORS)  # (1, 6): tiles outside arrangement + honors
+_SUITED = _bitmask(range(27))
+_BYTE_BITS = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+
+
+def _popcount(x: np.ndarray) -> np.ndarray:
+    """``(N,) uint64`` -> ``(N,)`` number of set bits."""
+    if hasattr(np, "bitwise_count"):  # numpy >= 2.0
+        return np.bitwise_count(x)
+    return _BYTE_BITS[np.ascontiguousarray(x).view(np.uint8).reshape(-1, 8)].sum(axis=1)
+
+
+def _knitted_any(p: np.ndarray, rows: np.ndarray, test) -> np.ndarray:
+    """``(N,) bool``: ``test(p[rows][:, None])`` (an ``(R, 6)`` test over the six knitted
+    arrangements) holds for some arrangement, evaluated on ``rows`` only (False elsewhere)."""
+    out = np.zeros(p.shape[0], dtype=bool)
+    r = np.nonzero(rows)[0]
+    if r.size:
+        out[r] = test(p[r][:, None]).any(axis=1)
+    return out
+
+
 _THRESH = np.arange(4, dtype=np.int8)[None, :, None]
 
 
@@ -175,11 +196,14 @@ def complete_with(planes, suit_keys, suit_sums, honor_pairs, n_melds, tile):
     seven = parity == _ZERO
     orphans = ((p & _SIMPLES) == _ZERO) & ((p & _ORPHANS13) == _ORPHANS13)
     single = g2 == _ZERO
-    pc = p[:, None]  # the six knitted arrangements at once: (N, 6)
-    honors_knitted = ((pc & _KNITTED_OUTSIDE) == _ZERO).any(axis=1)
-    knitted_in = ((pc & _KNITTED_ROW) == _KNITTED_ROW).any(axis=1)
-    complete = regular | (concealed & (seven | orphans | (single & honors_knitted)))
-    uncertain = ~complete & (nm <= 1) & knitted_in
+    # knitted forms, tested only where they can matter: Honors and Knitted Tiles needs a
+    # concealed hand without pairs, a knitted arrangement needs 9 distinct suited tiles
+    honors_knitted = _knitted_any(
+        p, concealed & single, lambda pc: (pc & _KNITTED_OUTSIDE) == _ZERO
+    )
+    complete = regular | (concealed & (seven | orphans | honors_knitted))
+    maybe_ks = ~complete & (nm <= 1) & (_popcount(p & _SUITED) >= 9)
+    uncertain = _knitted_any(p, maybe_ks, lambda pc: (pc & _KNITTED_ROW) == _KNITTED_ROW)
     return complete, uncertain
 
 
@@ -240,7 +264,9 @@ def may_wait(planes, suit_sums, honor_pairs, n_melds) -> np.ndarray:
     seven = _at_most_one_bit(parity)
     orphans = (p & _SIMPLES) == _ZERO
     single = g2 == _ZERO
-    pc = p[:, None]  # the six knitted arrangements at once: (N, 6)
-    hk = ((pc & _KNITTED_OUTSIDE) == _ZERO).any(axis=1)
-    ks = _at_most_one_bit(_KNITTED_ROW & ~pc).any(axis=1)
-    return regular | (concealed & (seven | orphans | (single & hk))) | ((nm <= 1) & ks)
+    # knitted forms, tested only where they can matter (see complete_with): a knitted
+    # arrangement missing at most one tile needs 8 distinct suited tiles
+    hk = _knitted_any(p, concealed & single, lambda pc: (pc & _KNITTED_OUTSIDE) == _ZERO)
+    maybe_ks = (nm <= 1) & (_popcount(p & _SUITED) >= 8)
+    ks = _knitted_any(p, maybe_ks, lambda pc: _at_most_one_bit(_KNITTED_ROW & ~pc))
+    return regular | (concealed & (seven | orphans | hk)) | ks
