@@ -15,7 +15,6 @@ training only, never for acting in evaluation.
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from mcr_env.encoding.base import EncodeContext, Encoder, Piece, register_encoder
 from mcr_env.engine.state import MeldKind, Phase
@@ -477,8 +476,7 @@ ORACLE_V0_DESCRIPTION = (
 # * the cache is seat-major (all planes of one seat contiguous): the four relative seats of
 #   every observer are gathered at once as ``(N, 4 rel, 8, 34)`` blocks; the per-seat numbers
 #   broadcast over the tiles (concealed kongs, flowers, played by, current seat, wall empty,
-#   tiles left) come from a per-call table with the seat axis doubled (0 1 2 3 0 1 2 3), the
-#   relative seats of an observer at seat s being the slice s:s+4 (a strided window view);
+#   tiles left) are gathered the same way from a small per-call ``(B, 4, k)`` table;
 # * every channel is assigned densely (no zeroing, no scatter) as uint8 into a scratch buffer
 #   kept by the encoder, converted to float32 by chunks of rows (the only non-integer piece,
 #   ``tiles_left``, is written right after each chunk).
@@ -589,22 +587,6 @@ class _SeatCounts:
         return self.blocks
 
 
-def _seat_windows(arr: np.ndarray) -> np.ndarray:
-    """Read-only view of ``arr (B, 8, ...)`` (doubled seat axis) as ``(B, 4, 4, ...)``: axis 1
-    the observer's absolute seat s, axis 2 the seats s .. s+3 (relative seats 0..3)."""
-    shape = (arr.shape[0], 4, 4, *arr.shape[2:])
-    strides = (arr.strides[0], arr.strides[1], *arr.strides[1:])
-    return as_strided(arr, shape, strides, writeable=False)
-
-
-def _doubled(per_seat: np.ndarray, dtype) -> np.ndarray:
-    """``(B, 4, ...)`` -> ``(B, 8, ...)`` of ``dtype`` (seats 0 1 2 3 0 1 2 3)."""
-    out = np.empty((per_seat.shape[0], 8, *per_seat.shape[2:]), dtype=dtype)
-    out[:, :4] = per_seat
-    out[:, 4:] = out[:, :4]
-    return out
-
-
 def _fused_planes_v0(
     ctx: EncodeContext, out: np.ndarray, blocks: np.ndarray, u8, sub=None, inv=None
 ) -> None:
@@ -647,7 +629,8 @@ def _fused_planes_v0(
         per_game(st.phase)[:, None] != _P_OVER
     )
     table[:, :, _S_EMPTY] = tiles_left <= 0
-    per = _seat_windows(_doubled(table, np.uint8))[gt, s]  # (N, 4 rel, 5)
+    grel = gt[:, None], ctx.rel  # (N, 4 rel) rows of the per-game tables
+    per = table[grel]  # (N, 4 rel, 5)
     o = off["angang_count"]
     u8[:, o : o + 4] = per[:, :, _S_ANGANG, None]
     o = off["flowers"]
@@ -681,7 +664,7 @@ def _fused_planes_v0(
     u8[:, off["after_kong"]] = st.after_kong[g][:, None]
     o = off["tiles_left"]
     left = (tiles_left / TILES_LEFT_SCALE).astype(np.float32)  # as the piece: f64 -> f32
-    left = _seat_windows(_doubled(left, np.float32))[gt, s][:, :, None]  # (N, 4 rel, 1)
+    left = left[grel][:, :, None]  # (N, 4 rel, 1)
     # one uint8 -> float32 pass, then tiles_left, by chunks of rows still in cache
     for i in range(0, n, _CHUNK):
         j = min(i + _CHUNK, n)
