@@ -875,7 +875,10 @@ class MCREngine:
         ``(n,) bool``: some seat has an option besides Pass."""
         st = self.state
         n = len(g)
-        rob3 = np.repeat(np.broadcast_to(np.asarray(rob, dtype=bool), (n,)), 3)  # (3n,)
+        if isinstance(rob, np.ndarray):
+            rob3 = np.repeat(rob.astype(bool, copy=False), 3)  # (3n,)
+        else:
+            rob3 = np.full(3 * n, bool(rob))
         d = st.played_by[g].astype(np.int64)
         t = st.tile_in_play[g].astype(np.int64)
         k = np.repeat(np.arange(1, 4)[None, :], n, axis=0).reshape(-1)  # (3n,) 1,2,3,1,2,3...

@@ -152,7 +152,7 @@ class MCRBatchEnv:
         settlement = eng.rewards.copy()
         hand_over = eng.hand_over.copy()
         terminated = eng.terminated.copy()
-        emit = np.broadcast_to(~pending[:, None], (self.num_tables, 4))
+        emit = np.repeat(~pending[:, None], 4, axis=1)  # (B, 4)
         rewards = self.reward_fn(settlement, hand_over, eng, emit)
         rewards = np.where(pending[:, None], np.float32(0.0), rewards).astype(np.float32)
         info: dict[str, Any] = {"settlement": settlement, "hand_over": hand_over}
