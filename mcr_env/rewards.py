@@ -207,9 +207,11 @@ class TablePointsReward(RewardFunction):
     ``table_points`` (per player) are paid to the seats of those players when a match
     terminates. Otherwise (single-hand engine, hands auto-reset by the environment) settlements
     are summed per seat over ``hands_per_match`` consecutive hands of a table and the table
-    points are paid at the end of the last one; the seat index is then the player. Only a full
-    ``reset`` (``rows=None``, the environment's own ``reset``) starts a new match; the
-    per-hand automatic resets do not.
+    points are paid at the end of the last one; the seat index is then the player. Only
+    ``reset(engine, None)`` starts a new match; ``reset(engine, rows)`` (a new hand on some
+    tables) does not. The environments call ``reset(engine, None)`` at the vector envs'
+    ``reset``, at the first ``reset`` of MCR-v0 / PettingZoo (one hand per episode, so their
+    later resets continue the match) and with ``reset(options={"new_match": True})``.
 
     Args:
         hands_per_match: hands in a match (default 16; single-hand engines only).

@@ -128,6 +128,9 @@ class _LearnerTables:
 
         ``learner_actions (B,)`` is applied first (with the opponents answering the same claim
         round). Returns the learner's summed reward ``(B,) float32`` over the engine steps.
+        Without learner actions (dealing, :meth:`start`) a hand that ends is void (it is
+        re-dealt): the reward function sees neither its settlement nor its end, so it is not
+        paid and not counted in a match (``table_points``).
         """
         eng = self.engine
         total = np.zeros(self.n, dtype=np.float32)
@@ -141,24 +144,31 @@ class _LearnerTables:
                 first = False
             eng.step(acts, games=active)
             settle = eng.rewards.copy()
+            over = eng.hand_over.copy()
+            if learner_actions is None:  # void hands of the deal: not seen by the reward
+                settle[over] = 0
+                over[:] = False
             self.settlement += settle
             emit = np.zeros((self.n, 4), dtype=bool)
             emit[np.arange(self.n), self.learner] = active & (
                 eng.terminated | self.learner_to_act()
             )
-            r = self.reward_fn(settle, eng.hand_over.copy(), eng, emit)
+            r = self.reward_fn(settle, over, eng, emit)
             total += np.where(active, r[np.arange(self.n), self.learner], 0.0)
             active = active & ~eng.terminated & ~self.learner_to_act()
         return total
 
-    def start(self, rows: np.ndarray, seed, walls) -> np.ndarray:
+    def start(self, rows: np.ndarray, seed, walls, new_match: bool) -> np.ndarray:
         """Deal ``rows`` (bool) and play until the learner's first decision; a hand that ends
-        before it (e.g. an opponent's win on its first draw) is re-dealt (counted)."""
+        before it (e.g. an opponent's win on its first draw) is void and re-dealt (counted in
+        the returned ``(B,) int64``). ``new_match``: reset the reward function for all tables
+        (``reward_fn.reset(engine, None)``: a new match for ``table_points``); otherwise only
+        ``rows`` start a new episode (``reward_fn.reset(engine, rows)``: the match goes on)."""
         eng = self.engine
         redeals = np.zeros(self.n, dtype=np.int64)
         eng.reset(seed=seed, walls=walls, games=rows)
         self.choose_seats(np.nonzero(rows)[0])
-        self.reward_fn.reset(eng, rows if not rows.all() else None)
+        self.reward_fn.reset(eng, None if new_match else rows)
         for _ in range(MAX_DEAL_RETRIES):
             waiting = rows & ~self.learner_to_act() & ~eng.terminated
             if waiting.any():
@@ -203,6 +213,13 @@ class MCREnv(gym.Env):
     ``+24 + x`` or ``+24 + 3x``, discarder ``-(8 + x)``, ...); other reward functions by name
     (``reward="win_loss" | "scaled" | "table_points" | "shaping"``, see ``mcr_env.rewards``).
     ``info["settlement"]`` always has the raw ``(4,) int32`` settlement of the step (by seat).
+
+    Matches (``reward="table_points"``, RULES.md §4): an episode is one hand, and the hands
+    of consecutive ``reset()`` calls are the hands of one match (``hands_per_match``, default
+    16; the seat index is the player); the table points are paid at the end of the match's
+    last hand, 0 at the others. The first ``reset`` and ``reset(options={"new_match": True})``
+    start a new match (a seed alone does not). A hand re-dealt before the learner's first
+    decision (below) is void: not paid and not counted in the match.
 
     ## Starting State
     A seeded shuffled wall (or ``options={"walls": ...}``); 13 tiles each, East (seat 0)
@@ -252,6 +269,7 @@ class MCREnv(gym.Env):
         self.observation_space = observation_space(self._t.encoder)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._done = True
+        self._started = False  # reset() called once: later resets continue the match
 
     @property
     def engine(self) -> MCREngine:
@@ -271,14 +289,19 @@ class MCREnv(gym.Env):
         super().reset(seed=seed)
         self._t.seed_rng(self.np_random)
         options = options or {}
-        unknown = set(options) - {"walls"}
+        unknown = set(options) - {"walls", "new_match"}
         if unknown:
-            raise ValueError(f"unknown reset options {sorted(unknown)}; valid: walls")
+            raise ValueError(f"unknown reset options {sorted(unknown)}; valid: new_match, walls")
+        new_match = options.get("new_match", False)
+        if not isinstance(new_match, (bool, np.bool_)):
+            raise TypeError(f"options['new_match'] must be a bool, got {new_match!r}")
         walls = options.get("walls")
         if walls is not None:
             walls = np.asarray(walls).reshape(1, -1)
         engine_seed = None if seed is None else int(self.np_random.integers(2**62))
-        redeals = self._t.start(np.ones(1, dtype=bool), engine_seed, walls)
+        new_match = bool(new_match) or not self._started
+        redeals = self._t.start(np.ones(1, dtype=bool), engine_seed, walls, new_match)
+        self._started = True
         self._done = False
         info = {"learner_seat": self.learner_seat, "redeals": int(redeals[0])}
         return self._obs(), info
@@ -310,7 +333,9 @@ class MCRVectorEnv(VectorEnv):
     in ``metadata["autoreset_mode"]``): when a table's hand ends, ``step`` returns its final
     reward and ``terminated = True`` together with the first observation of the next hand;
     the final observation is in ``info["final_obs"]`` (with mask ``info["_final_obs"]``).
-    Opponents of all tables are queried batched.
+    Opponents of all tables are queried batched. With ``reward="table_points"`` each table
+    plays consecutive matches of ``hands_per_match`` hands across its autoresets; ``reset()``
+    starts a new match on every table (RULES.md §4).
 
     Illegal actions raise ``ValueError`` (game = table index, seat, action) unless
     ``illegal_action="penalize"`` is given (as for :class:`MCREnv`)::
@@ -362,7 +387,7 @@ class MCRVectorEnv(VectorEnv):
             raise ValueError(f"unknown reset options {sorted(unknown)}; valid: walls")
         engine_seed = None if seed is None else int(self._np_random.integers(2**62))
         rows = np.ones(self.num_envs, dtype=bool)
-        redeals = self._t.start(rows, engine_seed, options.get("walls"))
+        redeals = self._t.start(rows, engine_seed, options.get("walls"), new_match=True)
         info = {"learner_seat": self._t.learner.copy(), "redeals": redeals}
         return self._t.obs(), info
 
@@ -387,7 +412,7 @@ class MCRVectorEnv(VectorEnv):
                 dtype=object,
             )
             info["_final_obs"] = terminated.copy()
-            self._t.start(terminated, None, None)
+            self._t.start(terminated, None, None, new_match=False)
         info["learner_seat"] = self._t.learner.copy()
         return self._t.obs(), r, terminated, np.zeros_like(terminated), info
 

@@ -6,6 +6,12 @@ dealer). Observations are ``{"observation": (C, 34) float32, "action_mask": (235
 one hand; all agents terminate together when it ends, each receiving its settlement (RULES.md
 §3) or another reward function by name (``mcr_env.rewards``). ``render_mode="ansi"``.
 
+Reset options: ``"walls"`` (an explicit wall, :mod:`mcr_env.engine.walls`) and
+``"new_match"``. With ``reward="table_points"`` (RULES.md §4) the hands of consecutive resets
+are the hands of one match (``hands_per_match``, default 16; agent ``player_i`` = seat i); the
+table points are paid when the match's last hand ends. The first reset and
+``reset(options={"new_match": True})`` start a new match (a seed alone does not).
+
 AEC turn order: after a draw (or a Chi/Peng) the seat to play acts alone. In a claim round
 (after a discard, or in the robbing window after a BuGang) the seats the engine asks answer one
 after another, downstream from the player of the tile; nothing changes until the last of them
@@ -44,11 +50,26 @@ class _Table:
         self.engine = MCREngine(1, _rules(config, illegal_action))
         self.encoder = get_encoder(encoder) if isinstance(encoder, str) else encoder
         self.reward_fn = make_reward(reward, **(reward_kwargs or {}))
+        self.started = False  # reset once: later resets continue the reward's match
 
-    def reset(self, seed, walls):
+    def reset(self, seed, options: dict | None) -> None:
+        """Deal a new hand (``options``: "walls", "new_match"; other keys are ignored, as
+        PettingZoo allows). The first reset and ``new_match=True`` start a new match of the
+        reward function (``table_points``); later resets continue it.
+
+        Raises:
+            TypeError: ``options["new_match"]`` is not a bool.
+        """
+        options = options or {}
+        new_match = options.get("new_match", False)
+        if not isinstance(new_match, (bool, np.bool_)):
+            raise TypeError(f"options['new_match'] must be a bool, got {new_match!r}")
+        walls = options.get("walls")
         w = None if walls is None else np.asarray(walls).reshape(1, -1)
         self.engine.reset(seed=seed, walls=w)
-        self.reward_fn.reset(self.engine, None)
+        new_match = bool(new_match) or not self.started
+        self.reward_fn.reset(self.engine, None if new_match else np.ones(1, dtype=bool))
+        self.started = True
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         eng = self.engine
@@ -144,8 +165,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming convention)
             self.agent_selection = self.possible_agents[seats[0]]
 
     def reset(self, seed: int | None = None, options: dict | None = None):
-        options = options or {}  # "walls": explicit wall; other keys are ignored (PettingZoo)
-        self._table.reset(seed, options.get("walls"))
+        self._table.reset(seed, options)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -228,8 +248,7 @@ class parallel_raw_env(ParallelEnv):  # noqa: N801 (PettingZoo naming convention
         return {a: self._table.observe(i) for i, a in enumerate(self.possible_agents)}
 
     def reset(self, seed: int | None = None, options: dict | None = None):
-        options = options or {}  # "walls": explicit wall; other keys are ignored (PettingZoo)
-        self._table.reset(seed, options.get("walls"))
+        self._table.reset(seed, options)
         self.agents = list(self.possible_agents)
         return self._all_obs(), {a: {} for a in self.agents}
 

@@ -1,0 +1,174 @@
+"""Environments as a new user drives them: match rewards over consecutive hands, explicit
+walls, stepping before reset, errors raised by opponent policies, vector-env info masks."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import mcr_env  # noqa: F401  (registers mcr_env/MCR-v0)
+from baselines.agents import RuleBasedAgent
+from mcr_env.envs.common import random_legal_actions
+from mcr_env.envs.gym_env import MCREnv, MCRVectorEnv
+from mcr_env.pettingzoo import env as pz_env
+from mcr_env.pettingzoo import parallel_env
+from mcr_env.rewards import TablePointsReward, table_points
+
+
+def _legal(mask, rng):
+    """Random legal actions, Hu whenever legal (so that some hands are won)."""
+    mask = np.asarray(mask).astype(bool)
+    return np.where(mask[..., 1], 1, random_legal_actions(mask, rng))
+
+
+def _play_hand(env, obs, rng):
+    """Play MCR-v0 to the end of the hand: ``(last reward, summed settlement (4,))``."""
+    total = np.zeros(4, dtype=np.int64)
+    while True:
+        obs, r, term, _, info = env.step(int(_legal(obs["action_mask"], rng)))
+        total += info["settlement"]
+        if term:
+            return r, total
+        assert r == 0
+
+
+def test_vector_table_points_pay_at_each_match_end():
+    """Reproducer: table_points with num_envs=1 paid nothing (every autoreset cleared the
+    match totals). Table points of each 2-hand match = points of the summed settlements."""
+    venv = gym.make_vec(
+        "mcr_env/MCR-v0",
+        num_envs=1,
+        vectorization_mode="vector_entry_point",
+        opponents=RuleBasedAgent(),
+        reward="table_points",
+        reward_kwargs={"hands_per_match": 2},
+    )
+    obs, info = venv.reset(seed=0)
+    rng = np.random.default_rng(0)
+    match_total = np.zeros(4, dtype=np.int64)
+    hands = 0
+    paid = []
+    while hands < 6:
+        seat = int(info["learner_seat"][0])
+        obs, r, term, _, info = venv.step(_legal(obs["action_mask"], rng))
+        match_total += info["settlement"][0]
+        if not term[0]:
+            assert r[0] == 0
+            continue
+        hands += 1
+        if hands % 2 == 1:
+            assert r[0] == 0
+        else:
+            expected = table_points(match_total[None])[0, seat]
+            assert r[0] == expected
+            paid.append(float(r[0]))
+            match_total[:] = 0
+    assert len(paid) == 3 and set(paid) != {1.75}  # some match had a win
+    venv.close()
+
+
+def test_vector_reset_starts_new_matches_autoreset_does_not():
+    fn = TablePointsReward(hands_per_match=3)
+    venv = MCRVectorEnv(num_envs=3, reward=fn)
+    obs, _ = venv.reset(seed=1)
+    rng = np.random.default_rng(1)
+    totals = np.zeros((3, 4), dtype=np.int64)
+    for _ in range(400):
+        obs, r, term, _, info = venv.step(_legal(obs["action_mask"], rng))
+        totals += info["settlement"]
+        if term.any():
+            break
+    assert term.any()
+    np.testing.assert_array_equal(fn.match_totals, totals)  # kept across the autoreset
+    venv.reset(seed=2)
+    assert fn.match_totals is None or not fn.match_totals.any()
+
+
+@pytest.mark.parametrize("learner_seat", [0, 3])
+def test_single_env_table_points_over_consecutive_resets(learner_seat):
+    """MCR-v0: one hand per episode; consecutive resets are the hands of one match, paid at
+    the end of its last hand; ``options={"new_match": True}`` starts a new match."""
+    env = gym.make(
+        "mcr_env/MCR-v0",
+        learner_seat=learner_seat,
+        opponents=RuleBasedAgent(),
+        reward="table_points",
+        reward_kwargs={"hands_per_match": 2},
+    )
+    rng = np.random.default_rng(learner_seat)
+    match_total = np.zeros(4, dtype=np.int64)
+    paid = []
+    for hand in range(6):
+        obs, _ = env.reset(seed=100 + hand) if hand == 0 else env.reset()
+        rewards = []
+        while True:
+            obs, r, term, trunc, info = env.step(int(_legal(obs["action_mask"], rng)))
+            match_total += info["settlement"]
+            rewards.append(r)
+            if term:
+                break
+        assert all(x == 0 for x in rewards[:-1])
+        if hand % 2 == 0:
+            assert rewards[-1] == 0
+        else:
+            assert rewards[-1] == table_points(match_total[None])[0, learner_seat]
+            paid.append(rewards[-1])
+            match_total[:] = 0
+    assert len(paid) == 3 and set(paid) != {1.75}  # some match had a win
+
+
+def test_single_env_new_match_option():
+    fn = TablePointsReward(hands_per_match=2)
+    env = MCREnv(reward=fn, opponents=RuleBasedAgent())
+    rng = np.random.default_rng(5)
+    obs, _ = env.reset(seed=5)
+    r, s1 = _play_hand(env, obs, rng)
+    assert r == 0
+    np.testing.assert_array_equal(fn.match_totals[0], s1)
+    obs, _ = env.reset(options={"new_match": True})  # forget the first hand
+    assert fn.match_totals is None or not fn.match_totals.any()
+    r, s2 = _play_hand(env, obs, rng)
+    assert r == 0  # first hand of the new match
+    np.testing.assert_array_equal(fn.match_totals[0], s2)
+    obs, _ = env.reset()  # second hand: the match is paid at its end
+    r, s3 = _play_hand(env, obs, rng)
+    assert r == table_points((s2 + s3)[None])[0, 0]
+    with pytest.raises(TypeError, match="new_match"):
+        env.reset(options={"new_match": 1})
+
+
+def test_pettingzoo_table_points_over_consecutive_resets():
+    """PettingZoo AEC: one hand per episode, like MCR-v0: consecutive resets form a match."""
+    e = pz_env(reward="table_points", reward_kwargs={"hands_per_match": 2})
+    raw = e.unwrapped
+    rng = np.random.default_rng(3)
+    match_total = np.zeros(4, dtype=np.int64)
+    for hand in range(4):
+        e.reset(seed=7) if hand == 0 else e.reset()
+        while not any(raw.terminations.values()):
+            agent = e.agent_selection
+            e.step(int(_legal(e.observe(agent)["action_mask"], rng)))
+        final = [raw.rewards[f"player_{i}"] for i in range(4)]
+        match_total += [raw.infos[f"player_{i}"]["settlement"] for i in range(4)]
+        if hand % 2 == 0:
+            assert final == [0.0] * 4
+        else:
+            assert final == table_points(match_total[None])[0].tolist()
+            match_total[:] = 0
+
+
+def test_parallel_table_points_over_consecutive_resets():
+    p = parallel_env(reward="table_points", reward_kwargs={"hands_per_match": 2})
+    rng = np.random.default_rng(4)
+    match_total = np.zeros(4, dtype=np.int64)
+    for hand in range(4):
+        obs, _ = p.reset(seed=8) if hand == 0 else p.reset()
+        while p.agents:
+            acts = {a: int(_legal(o["action_mask"], rng)) for a, o in obs.items()}
+            obs, rew, term, _, info = p.step(acts)
+        final = [rew[f"player_{i}"] for i in range(4)]
+        match_total += [info[f"player_{i}"]["settlement"] for i in range(4)]
+        if hand % 2 == 0:
+            assert final == [0.0] * 4
+        else:
+            assert final == table_points(match_total[None])[0].tolist()
+            match_total[:] = 0
