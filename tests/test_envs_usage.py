@@ -7,11 +7,14 @@ import pytest
 
 import mcr_env  # noqa: F401  (registers mcr_env/MCR-v0)
 from baselines.agents import RuleBasedAgent
+from mcr_env.engine.core import MCREngine
+from mcr_env.engine.walls import OFFICIAL_TILES
 from mcr_env.envs.common import random_legal_actions
 from mcr_env.envs.gym_env import MCREnv, MCRVectorEnv
 from mcr_env.pettingzoo import env as pz_env
 from mcr_env.pettingzoo import parallel_env
 from mcr_env.rewards import TablePointsReward, table_points
+from mcr_env.tiles import parse_tiles
 
 
 def _legal(mask, rng):
@@ -172,3 +175,43 @@ def test_parallel_table_points_over_consecutive_resets():
         else:
             assert final == table_points(match_total[None])[0].tolist()
             match_total[:] = 0
+
+
+def _hu_first(o):
+    """Callable opponent: Hu when legal, else the first legal action."""
+    m = o["action_mask"]
+    return 1 if m[1] else int(np.flatnonzero(m)[0])
+
+
+def _heavenly_wall() -> np.ndarray:
+    """Official wall whose dealer (seat 0) holds 1112345678999m and draws 5m: Nine Gates on
+    the first draw, before any other seat decides anything."""
+    dealer = parse_tiles("1112345678999m")
+    rest = list(OFFICIAL_TILES)
+    for t in [*dealer, 4]:
+        rest.remove(t)
+    suited = [t for t in rest if t < 34]
+    flowers = [t for t in rest if t >= 34]
+    wall = dealer + suited[:39] + [4] + suited[39:] + flowers
+    return np.array(wall, dtype=np.int8)
+
+
+def test_explicit_wall_ending_before_learner_decision_raises():
+    """Reproducer: such a wall was silently replaced by a random redeal (info redeals=1)."""
+    wall = _heavenly_wall()
+    env = MCREnv(learner_seat=0, opponents=_hu_first)
+    obs, info = env.reset(options={"walls": wall})  # the learner is the dealer: fine
+    assert info["redeals"] == 0 and obs["action_mask"][1] == 1  # Hu legal
+    env = MCREnv(learner_seat=1, opponents=_hu_first)
+    with pytest.raises(ValueError, match=r"explicit wall .*before the learner's first decision"):
+        env.reset(options={"walls": wall})
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)  # the failed reset left no hand to play
+    venv = MCRVectorEnv(num_envs=2, learner_seat=2, opponents=_hu_first)
+    ok = MCREngine(1)
+    ok.reset(seed=3)
+    walls = np.stack([ok.state.wall[0, :144], wall])
+    with pytest.raises(ValueError, match=r"explicit wall of table\(s\) \[1\]"):
+        venv.reset(options={"walls": walls})
+    obs, info = venv.reset(options={"walls": walls[:1].repeat(2, axis=0)})
+    assert info["redeals"].tolist() == [0, 0]

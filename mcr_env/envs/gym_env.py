@@ -161,9 +161,11 @@ class _LearnerTables:
     def start(self, rows: np.ndarray, seed, walls, new_match: bool) -> np.ndarray:
         """Deal ``rows`` (bool) and play until the learner's first decision; a hand that ends
         before it (e.g. an opponent's win on its first draw) is void and re-dealt (counted in
-        the returned ``(B,) int64``). ``new_match``: reset the reward function for all tables
-        (``reward_fn.reset(engine, None)``: a new match for ``table_points``); otherwise only
-        ``rows`` start a new episode (``reward_fn.reset(engine, rows)``: the match goes on)."""
+        the returned ``(B,) int64``), unless ``walls`` were given: then ValueError (an explicit
+        wall is never replaced by a random one). ``new_match``: reset the reward function for
+        all tables (``reward_fn.reset(engine, None)``: a new match for ``table_points``);
+        otherwise only ``rows`` start a new episode (``reward_fn.reset(engine, rows)``: the
+        match goes on)."""
         eng = self.engine
         redeals = np.zeros(self.n, dtype=np.int64)
         eng.reset(seed=seed, walls=walls, games=rows)
@@ -176,6 +178,13 @@ class _LearnerTables:
             again = rows & eng.terminated
             if not again.any():
                 return redeals
+            if walls is not None:
+                raise ValueError(
+                    f"the explicit wall of table(s) {np.nonzero(again)[0].tolist()} ends the hand "
+                    "before the learner's first decision (learner seat(s) "
+                    f"{self.learner[again].tolist()}); explicit walls are never re-dealt: give "
+                    "another wall or learner seat"
+                )
             redeals += again
             eng.reset(games=again)
             self.reward_fn.reset(eng, again)
@@ -223,8 +232,11 @@ class MCREnv(gym.Env):
 
     ## Starting State
     A seeded shuffled wall (or ``options={"walls": ...}``); 13 tiles each, East (seat 0)
-    draws first. ``reset`` returns the learner's first decision; if the hand ends before it,
-    a new hand is dealt (``info["redeals"]``).
+    draws first. ``reset`` returns the learner's first decision; if the hand ends before it
+    (an opponent wins before the learner has acted), a new hand is dealt
+    (``info["redeals"]``). An explicit wall is never re-dealt: if its hand ends before the
+    learner's first decision, ``reset`` raises ``ValueError`` (choose another wall or
+    ``learner_seat``).
 
     ## Episode End
     Terminated when the hand ends (a win, an exhaustive draw, or a penalty). Never truncated.
@@ -300,6 +312,7 @@ class MCREnv(gym.Env):
             walls = np.asarray(walls).reshape(1, -1)
         engine_seed = None if seed is None else int(self.np_random.integers(2**62))
         new_match = bool(new_match) or not self._started
+        self._done = True  # until the deal succeeds
         redeals = self._t.start(np.ones(1, dtype=bool), engine_seed, walls, new_match)
         self._started = True
         self._done = False
@@ -333,7 +346,10 @@ class MCRVectorEnv(VectorEnv):
     in ``metadata["autoreset_mode"]``): when a table's hand ends, ``step`` returns its final
     reward and ``terminated = True`` together with the first observation of the next hand;
     the final observation is in ``info["final_obs"]`` (with mask ``info["_final_obs"]``).
-    Opponents of all tables are queried batched. With ``reward="table_points"`` each table
+    ``reset(options={"walls": (num_envs, L) walls})`` deals explicit walls; as in
+    :class:`MCREnv` a wall whose hand ends before the learner's first decision raises
+    ``ValueError`` (it is never replaced by a random redeal). Opponents of all tables are
+    queried batched. With ``reward="table_points"`` each table
     plays consecutive matches of ``hands_per_match`` hands across its autoresets; ``reset()``
     starts a new match on every table (RULES.md §4).
 
