@@ -215,3 +215,27 @@ def test_explicit_wall_ending_before_learner_decision_raises():
         venv.reset(options={"walls": walls})
     obs, info = venv.reset(options={"walls": walls[:1].repeat(2, axis=0)})
     assert info["redeals"].tolist() == [0, 0]
+
+
+def test_step_before_reset_raises_everywhere():
+    """Reproducer: the vector env stepped before reset returned terminated tables and dealt
+    unseeded hands; now every env raises RuntimeError naming reset()."""
+    with pytest.raises(RuntimeError, match=r"before reset\(\)"):
+        MCREnv().step(0)
+    venv = MCRVectorEnv(num_envs=2)
+    with pytest.raises(RuntimeError, match=r"before reset\(\)"):
+        venv.step(np.zeros(2, dtype=np.int64))
+    venv = gym.make_vec("mcr_env/MCR-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    with pytest.raises(RuntimeError, match=r"before reset\(\)"):
+        venv.step(np.zeros(2, dtype=np.int64))
+    obs, _ = venv.reset(seed=0)
+    venv.step(_legal(obs["action_mask"], np.random.default_rng(0)))  # fine after reset
+
+
+def test_vector_step_after_failed_reset_raises():
+    venv = MCRVectorEnv(num_envs=1, learner_seat=1, opponents=_hu_first)
+    obs, _ = venv.reset(seed=0)
+    with pytest.raises(ValueError, match="explicit wall"):
+        venv.reset(options={"walls": _heavenly_wall()[None]})
+    with pytest.raises(RuntimeError, match=r"reset\(\)"):
+        venv.step(np.zeros(1, dtype=np.int64))

@@ -240,6 +240,8 @@ class MCREnv(gym.Env):
 
     ## Episode End
     Terminated when the hand ends (a win, an exhaustive draw, or a penalty). Never truncated.
+    ``step`` before the first ``reset``, after the end of the hand or after a failed ``reset``
+    raises ``RuntimeError``.
 
     ## Arguments
     ``render_mode`` (None or "ansi"), ``learner_seat`` (0-3 or "random", default 0),
@@ -313,15 +315,17 @@ class MCREnv(gym.Env):
         engine_seed = None if seed is None else int(self.np_random.integers(2**62))
         new_match = bool(new_match) or not self._started
         self._done = True  # until the deal succeeds
-        redeals = self._t.start(np.ones(1, dtype=bool), engine_seed, walls, new_match)
         self._started = True
+        redeals = self._t.start(np.ones(1, dtype=bool), engine_seed, walls, new_match)
         self._done = False
         info = {"learner_seat": self.learner_seat, "redeals": int(redeals[0])}
         return self._obs(), info
 
     def step(self, action):
+        if not self._started:
+            raise RuntimeError("step() before reset(): call reset() first")
         if self._done:
-            raise RuntimeError("step() after the hand ended: call reset()")
+            raise RuntimeError("step() after the hand ended (or a failed reset): call reset()")
         a = np.asarray(action)
         if a.shape not in ((), (1,)) or not np.issubdtype(a.dtype, np.integer):
             raise TypeError(f"action must be one integer action id, got {action!r}")
@@ -349,7 +353,8 @@ class MCRVectorEnv(VectorEnv):
     ``reset(options={"walls": (num_envs, L) walls})`` deals explicit walls; as in
     :class:`MCREnv` a wall whose hand ends before the learner's first decision raises
     ``ValueError`` (it is never replaced by a random redeal). Opponents of all tables are
-    queried batched. With ``reward="table_points"`` each table
+    queried batched. ``step`` before ``reset`` (or after a failed ``reset``) raises
+    ``RuntimeError``. With ``reward="table_points"`` each table
     plays consecutive matches of ``hands_per_match`` hands across its autoresets; ``reset()``
     starts a new match on every table (RULES.md §4).
 
@@ -386,6 +391,7 @@ class MCRVectorEnv(VectorEnv):
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
+        self._needs_reset = True  # no reset() yet, or the last one failed
 
     @property
     def engine(self) -> MCREngine:
@@ -403,11 +409,15 @@ class MCRVectorEnv(VectorEnv):
             raise ValueError(f"unknown reset options {sorted(unknown)}; valid: walls")
         engine_seed = None if seed is None else int(self._np_random.integers(2**62))
         rows = np.ones(self.num_envs, dtype=bool)
+        self._needs_reset = True  # until the deal succeeds
         redeals = self._t.start(rows, engine_seed, options.get("walls"), new_match=True)
+        self._needs_reset = False
         info = {"learner_seat": self._t.learner.copy(), "redeals": redeals}
         return self._t.obs(), info
 
     def step(self, actions):
+        if self._needs_reset:
+            raise RuntimeError("step() before reset() (or after a failed reset): call reset()")
         a = np.asarray(actions)
         if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
             raise TypeError(f"actions must be ({self.num_envs},) integers, got {a.shape} {a.dtype}")
