@@ -239,3 +239,45 @@ def test_vector_step_after_failed_reset_raises():
         venv.reset(options={"walls": _heavenly_wall()[None]})
     with pytest.raises(RuntimeError, match=r"reset\(\)"):
         venv.step(np.zeros(1, dtype=np.int64))
+
+
+def always_pass(o):
+    """Callable opponent that answers Pass even when it must play a tile."""
+    return 0
+
+
+class OutOfRange:
+    needs_obs = False
+    needs_view = False
+    name = "broken-agent"
+
+    def act(self, obs, mask, view=None):
+        return np.full(mask.shape[0], 300)
+
+
+def test_illegal_opponent_action_names_the_opponent_policy():
+    """Reproducer: 'illegal action 0 for game 0, seat 1 (phase ACT)' did not say that the
+    action came from an opponent policy."""
+    env = MCREnv(learner_seat=0, opponents=[_hu_first, always_pass, _hu_first])
+    obs, _ = env.reset(seed=0)
+    # seat 1 (opponents[0]) plays correctly, seat 2 (opponents[1] = always_pass) must discard
+    with pytest.raises(
+        ValueError,
+        match=r"opponent policy opponents\[1\] \(always_pass\) at seat 2 of table 0 returned "
+        r"illegal action 0 \(Pass\).*legal: .*Play",
+    ):
+        for _ in range(10):
+            obs, *_ = env.step(_hu_first(obs))
+    venv = MCRVectorEnv(num_envs=2, learner_seat=3, opponents=OutOfRange())
+    with pytest.raises(
+        ValueError,
+        match=r"opponent policy opponents\[0\] \(OutOfRange name='broken-agent'\) "
+        r"at seat\(s\) \[0\]: policy returned an action outside 0..234",
+    ):
+        venv.reset(seed=0)
+    # the learner's own illegal action keeps the engine's message (no opponent named)
+    env = MCREnv(learner_seat=0, opponents=_hu_first)
+    obs, _ = env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"illegal action 0 for game 0, seat 0") as err:
+        env.step(0)
+    assert "opponent" not in str(err.value)

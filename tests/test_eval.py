@@ -91,3 +91,39 @@ def test_bad_arguments():
         duplicate_evaluate([rnd] * 3, 1, progress=False)
     with pytest.raises(ValueError, match="walls"):
         duplicate_evaluate([rnd] * 4, 0, progress=False)
+
+
+class _AlwaysPass:
+    """Agent answering Pass everywhere (illegal when it must discard)."""
+
+    needs_obs = False
+    needs_view = False
+    name = "always-pass"
+
+    def act(self, obs, mask, view=None):
+        return np.zeros(mask.shape[0], dtype=np.int64)
+
+
+class _OutOfRange(_AlwaysPass):
+    name = "out-of-range"
+
+    def act(self, obs, mask, view=None):
+        return np.full(mask.shape[0], 300)
+
+
+def test_play_games_names_the_agent_game_seat_and_action():
+    from mcr_env.engine.core import MCREngine
+    from mcr_env.eval.play import play_games
+
+    eng = MCREngine(2)
+    eng.reset(seed=0)
+    idx = np.array([[1, 0, 0, 0], [0, 0, 0, 0]])
+    with pytest.raises(
+        ValueError,
+        match=r"agent 'always-pass' \(agents\[1\]\) returned illegal action 0 \(Pass\) for "
+        r"game 0, seat 0; legal: .*Play",
+    ):
+        play_games(eng, [RandomAgent(seed=0), _AlwaysPass()], idx)
+    eng.reset(seed=0)
+    with pytest.raises(ValueError, match=r"illegal action 300 \(out of range 0..234\)"):
+        play_games(eng, [_OutOfRange()], np.zeros((2, 4), dtype=int))

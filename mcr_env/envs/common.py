@@ -86,6 +86,16 @@ def call_policy(policy: Any, obs: np.ndarray | None, mask: np.ndarray, state, ga
     return acts
 
 
+def policy_label(policy: Any) -> str:
+    """Short description of a policy for error messages: a function's name (``always_pass``),
+    else the class name plus its ``name`` attribute if any (``RuleBasedAgent name='rule'``)."""
+    if not hasattr(policy, "act") and hasattr(policy, "__qualname__"):
+        return policy.__qualname__
+    label = type(policy).__name__
+    name = getattr(policy, "name", None)
+    return f"{label} name={name!r}" if isinstance(name, str) else label
+
+
 def policy_needs_obs(policy: Any) -> bool:
     """Whether ``policy`` reads observations (callables always do)."""
     return getattr(policy, "needs_obs", True) if hasattr(policy, "act") else True

@@ -14,10 +14,11 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from mcr_env.encoding import get_encoder
-from mcr_env.engine.actions import NUM_ACTIONS
+from mcr_env.engine.actions import ACTION_NAMES, NUM_ACTIONS
 from mcr_env.engine.config import RulesConfig
 from mcr_env.engine.core import MCREngine
-from mcr_env.envs.common import RandomPolicy, call_policy, policy_needs_obs
+from mcr_env.engine.state import Phase
+from mcr_env.envs.common import RandomPolicy, call_policy, policy_label, policy_needs_obs
 from mcr_env.rewards import make_reward
 
 ILLEGAL_MODES = ("penalize", "raise")
@@ -109,7 +110,13 @@ class _LearnerTables:
         return self.engine.to_act[np.arange(self.n), self.learner]
 
     def opponent_actions(self, active: np.ndarray) -> np.ndarray:
-        """``(B, 4)`` actions of the acting opponent seats of ``active`` tables."""
+        """``(B, 4)`` actions of the acting opponent seats of ``active`` tables.
+
+        Raises:
+            ValueError, TypeError: errors of :func:`call_policy` (e.g. an action outside
+                0..234), re-raised with the policy (``opponents[k]``) and seats prefixed.
+                Illegal (in-range) actions are named by :meth:`blame_opponent`.
+        """
         eng = self.engine
         acts = np.zeros((self.n, 4), dtype=np.int64)
         who = eng.to_act & active[:, None]
@@ -120,8 +127,33 @@ class _LearnerTables:
             if g.size == 0:
                 continue
             obs = self.encoder.encode(eng.state, g, s) if policy_needs_obs(pol) else None
-            acts[g, s] = call_policy(pol, obs, eng.legal_mask[g, s], eng.state, g, s)
+            try:
+                acts[g, s] = call_policy(pol, obs, eng.legal_mask[g, s], eng.state, g, s)
+            except (TypeError, ValueError) as e:
+                where = f"opponent policy opponents[{k}] ({policy_label(pol)})"
+                raise type(e)(f"{where} at seat(s) {sorted(set(s.tolist()))}: {e}") from e
         return acts
+
+    def blame_opponent(self, acts: np.ndarray, active: np.ndarray, error: ValueError) -> None:
+        """After the engine rejected ``acts (B, 4)`` (state unchanged): raise a ValueError
+        naming the opponent policy, seat, table, action and legal actions if an opponent's
+        action is illegal (return otherwise: the learner's action was)."""
+        eng = self.engine
+        who = eng.to_act & active[:, None]
+        who[np.arange(self.n), self.learner] = False
+        g, s = np.nonzero(who)
+        bad = np.nonzero(~eng.legal_mask[g, s, acts[g, s]])[0]
+        if bad.size == 0:
+            return
+        g, s = int(g[bad[0]]), int(s[bad[0]])
+        k = (s - int(self.learner[g])) % 4 - 1
+        a = int(acts[g, s])
+        legal = ", ".join(ACTION_NAMES[x] for x in np.flatnonzero(eng.legal_mask[g, s]))
+        raise ValueError(
+            f"opponent policy opponents[{k}] ({policy_label(self.opponents[k])}) at seat {s} "
+            f"of table {g} returned illegal action {a} ({ACTION_NAMES[a]}) "
+            f"(phase {Phase(eng.state.phase[g]).name}); legal: {legal}"
+        ) from error
 
     def advance(self, learner_actions: np.ndarray | None, active: np.ndarray) -> np.ndarray:
         """Play ``active`` tables until the learner must act or the hand ends.
@@ -142,7 +174,11 @@ class _LearnerTables:
             if first:
                 acts[np.arange(self.n), self.learner] = learner_actions
                 first = False
-            eng.step(acts, games=active)
+            try:
+                eng.step(acts, games=active)
+            except ValueError as e:
+                self.blame_opponent(acts, active, e)
+                raise
             settle = eng.rewards.copy()
             over = eng.hand_over.copy()
             if learner_actions is None:  # void hands of the deal: not seen by the reward
@@ -252,8 +288,10 @@ class MCREnv(gym.Env):
 
     Illegal actions: by default (``illegal_action=None`` -> ``config.illegal_action``, whose
     default is "raise") an action outside ``action_mask`` raises ``ValueError`` naming the
-    game, seat and action, and nothing changes. For training without masking, or for
-    checkers that sample actions ignoring the mask (``gymnasium.utils.env_checker.check_env``),
+    game, seat and action, and nothing changes; an illegal action of an opponent policy raises
+    ``ValueError`` naming the policy (``opponents[k]``), its seat and the table. For training
+    without masking, or for checkers that sample actions ignoring the mask
+    (``gymnasium.utils.env_checker.check_env``),
     choose the punishing mode explicitly: ``gymnasium.make("mcr_env/MCR-v0",
     illegal_action="penalize")`` (or ``config=RulesConfig(illegal_action="penalize")``): the
     offender pays 30, each other seat gets 10, and the hand ends (RULES.md §3 research option).

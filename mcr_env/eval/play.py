@@ -15,12 +15,34 @@ from typing import Any
 
 import numpy as np
 
+from mcr_env.engine.actions import ACTION_NAMES
 from mcr_env.eval.seat_view import SeatView
 
 Recorder = Callable[[int, np.ndarray, np.ndarray, Any, np.ndarray, np.ndarray], None]
 """``recorder(agent_idx, games (N,), seats (N,), obs (N, C, 34) | None, mask (N, 235),
 actions (N,))`` called after each batched decision (before the engine step). With a recorder
 and an encoder, ``obs`` is encoded for every agent (not only those with ``needs_obs``)."""
+
+
+def _check_actions(agent, ai, a, m, games, seats) -> None:
+    """Raise ValueError naming the agent, game, seat and action if ``a`` is not one legal
+    action per decision (shape ``games.shape``, integers in 0..234 allowed by ``m``)."""
+    who = f"agent {getattr(agent, 'name', ai)!r} (agents[{ai}])"
+    if a.shape != games.shape or not np.issubdtype(a.dtype, np.integer):
+        raise ValueError(
+            f"{who} returned actions of shape {a.shape} {a.dtype}, expected {games.shape} ints"
+        )
+    in_range = (a >= 0) & (a < m.shape[1])
+    ok = in_range.copy()
+    ok[in_range] = m[np.nonzero(in_range)[0], a[in_range]]
+    if not ok.all():
+        i = int(np.nonzero(~ok)[0][0])
+        name = ACTION_NAMES[a[i]] if in_range[i] else "out of range 0..234"
+        legal = ", ".join(ACTION_NAMES[x] for x in np.flatnonzero(m[i]))
+        raise ValueError(
+            f"{who} returned illegal action {int(a[i])} ({name}) for game {int(games[i])}, "
+            f"seat {int(seats[i])}; legal: {legal}"
+        )
 
 
 def play_games(
@@ -74,9 +96,9 @@ def play_games(
             want_obs = agent.needs_obs or (recorder is not None and encoder is not None)
             obs = encoder.encode(engine.state, games, seats) if want_obs else None
             view = SeatView.from_state(engine.state, games, seats) if agent.needs_view else None
-            a = np.asarray(agent.act(obs, m, view), dtype=np.int64)
-            if a.shape != games.shape or not m[np.arange(a.size), a].all():
-                raise ValueError(f"agent {getattr(agent, 'name', ai)!r} returned illegal actions")
+            a = np.asarray(agent.act(obs, m, view))
+            _check_actions(agent, ai, a, m, games, seats)
+            a = a.astype(np.int64)
             actions[games, seats] = a
             if recorder is not None:
                 recorder(ai, games, seats, obs, m, a)
