@@ -20,6 +20,8 @@ Two notations are parsed and written:
   also be written as single letters ``E S W N C F P``. Flowers have no compact form. Whitespace
   is ignored. Formatting sorts the tiles (m, s, p, z groups).
 
+One tile anywhere (a winning tile, a meld tile, an element of a list) is read by
+:func:`parse_tile`: an id, a Botzone code or one compact tile (``4``, ``"W5"``, ``"5m"``).
 Every parser raises :class:`ValueError` naming the offending token.
 """
 
@@ -210,15 +212,46 @@ def format_botzone(tiles: Iterable[int]) -> str:
 _COMPACT_TOKEN = re.compile(r"([0-9]+)([mspz])|([ESWNCFP])")
 
 
+_BOTZONE_RUN = re.compile(r"(?:[WTBFJHwtbfjh][0-9])+")
+
+
+def _compact_hint(text: str, bad: str) -> str:
+    """Why a string failed as compact notation, when a likely cause is recognised ("" else):
+    Botzone codes written together, Botzone codes mixed with compact tokens, or a lowercase
+    honor letter."""
+    toks = text.split()
+    if toks and all(_BOTZONE_RUN.fullmatch(t) for t in toks):
+        codes = " ".join(c.upper() for t in toks for c in re.findall(r"..", t))
+        return f"; it looks like Botzone codes: separate Botzone codes by spaces: {codes!r}"
+    if any(_BOTZONE_RUN.search(t) for t in toks):
+        return (
+            "; a string cannot mix the two notations: Botzone codes only (each separated by "
+            "spaces, 'W1 T2 B3') or compact notation only ('1m2s3p')"
+        )
+    if len(bad) == 1 and bad in _HONOR_LETTERS.lower():
+        up = bad.upper()
+        return (
+            f"; honor letters are uppercase only (E S W N C F P; lowercase s and p are the "
+            f"bamboo and dots suit letters): write {up!r} or "
+            f"'{_HONOR_LETTERS.index(up) + 1}z' instead of {bad!r}"
+        )
+    return ""
+
+
 def parse_compact(text: str) -> list[int]:
     """Parse compact notation (``"123m456s789p1234z"``, honors also ``E S W N C F P``).
 
     Tiles come out in the order written. Whitespace is ignored. Flowers have no compact form.
 
+    Honor letters are uppercase only: lowercase ``s`` and ``p`` are suit letters (bamboo,
+    dots), so lowercase honor letters would be ambiguous; they raise ValueError saying so.
+
     Raises:
         TypeError: ``text`` is not a string.
-        ValueError: a token is malformed (digits without a suit letter, rank 0, ``8z``...); the
-            message names the token and its position.
+        ValueError: a token is malformed (digits without a suit letter, rank 0, ``8z``, a
+            lowercase honor letter...); the message names the token and its position, and
+            suggests spaces when the text looks like Botzone codes written together
+            (``"W1F1J1"``).
     """
     if not isinstance(text, str):
         raise TypeError(f"expected a str in compact notation, got {type(text).__name__}")
@@ -233,6 +266,7 @@ def parse_compact(text: str) -> list[int]:
             raise ValueError(
                 f"malformed tile token {bad!r} at position {pos} in {text!r} "
                 "(expected ranks followed by m/s/p/z, or one of E S W N C F P)"
+                + _compact_hint(text, bad)
             )
         if m.group(3):
             out.append(EAST + _HONOR_LETTERS.index(m.group(3)))
@@ -271,6 +305,35 @@ def format_compact(tiles: Iterable[int]) -> str:
 
 
 _BOTZONE_TOKEN = re.compile(r"^[WTBFJHwtbfjh][0-9]$")
+_CODE_SHAPE = re.compile(r"[A-Za-z][0-9]")
+
+
+def parse_tile(tile: int | str) -> int:
+    """Tile id of ONE tile given as an id or in either notation: ``4``, ``"W5"`` / ``"w5"``
+    (Botzone code), ``"5m"`` or ``"E"`` / ``"1z"`` (compact). Surrounding whitespace is ignored.
+    Flowers are accepted (ids 34-41, ``"H1"``-``"H8"``); callers that need playing tiles
+    reject them.
+
+    Raises:
+        TypeError: ``tile`` is neither an int nor a str (bools are rejected).
+        ValueError: an id outside 0..41, an unknown code (letter + digit, e.g. ``"W0"``), a
+            malformed compact token (lowercase honor letters included, see
+            :func:`parse_compact`), or not exactly one tile (``"123m"``).
+    """
+    if isinstance(tile, str):
+        text = tile.strip()
+        if _CODE_SHAPE.fullmatch(text):
+            return code_to_tile(text)
+        ids = parse_compact(text)
+        if len(ids) != 1:
+            raise ValueError(f"expected one tile, got {len(ids)} in {tile!r}")
+        return ids[0]
+    if isinstance(tile, (bool, np.bool_)) or not isinstance(tile, (int, np.integer)):
+        raise TypeError(
+            "a tile must be an id (int) or one tile code (str: '5m', 'E' or 'W5'), got "
+            f"{type(tile).__name__} {tile!r}"
+        )
+    return _check_id(tile)
 
 
 def parse_tiles(tiles: str | Sequence[int | str]) -> list[int]:
@@ -278,7 +341,7 @@ def parse_tiles(tiles: str | Sequence[int | str]) -> list[int]:
 
     A string whose whitespace-separated tokens all look like Botzone codes (letter + digit) is
     read as Botzone codes; any other string is read as compact notation. A sequence may mix
-    ids (int) and Botzone codes (str).
+    ids (int) and single tiles in either notation (str, :func:`parse_tile`).
 
     Raises:
         TypeError: an element is neither an int nor a str.
@@ -295,10 +358,7 @@ def parse_tiles(tiles: str | Sequence[int | str]) -> list[int]:
         raise TypeError(
             f"tiles must be a str, list or tuple of ids/codes, got {type(tiles).__name__}"
         )
-    out = []
-    for t in tiles:
-        out.append(code_to_tile(t) if isinstance(t, str) else _check_id(t))
-    return out
+    return [parse_tile(t) for t in tiles]
 
 
 def tile_glyph(t: int) -> str:

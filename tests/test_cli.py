@@ -155,7 +155,7 @@ def test_wind_spellings(capsys, wind, fan):
         (["123m", "--win", "4m"], "wrong tile count: 0 meld(s) need 13 concealed tiles"),
         (["12x", "--win", "4m"], "hand: malformed tile token '12x'"),
         (["123m456s789p11z23m", "--win", "45m"], "--win: expected one tile, got 2"),
-        (["123m456s789p11z23m", "--win", "Q9"], "--win: malformed tile token 'Q'"),
+        (["123m456s789p11z23m", "--win", "Q9"], "--win: unknown tile code 'Q9'"),
         (["123m456s789p11z24m", "--win", "6m"], "not a winning hand"),
         (["123m456s789p11z23m", "--win", "4m", "--seat-wind", "9"], "bad wind '9'"),
         (["123m456s789p11z23m", "--win", "4m", "--prevalent-wind", "X"], "bad wind 'X'"),
@@ -204,3 +204,9 @@ def test_console_script_subprocess(capsys):
     )
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+def test_botzone_codes_written_together_get_a_hint(capsys):
+    status, out, err = run_main(capsys, ["W1F1J1", "--win", "W1"])
+    assert status == 2 and out == ""
+    assert "separate Botzone codes by spaces: 'W1 F1 J1'" in err

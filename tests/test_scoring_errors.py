@@ -188,3 +188,19 @@ def test_random_valid_shaped_input_agrees_with_oracle_on_win_or_not(data, n_meld
         prevalentWind=0,
     )
     assert ours.total == sum(p for p, _ in res)
+
+
+def test_win_and_meld_tiles_take_either_notation():
+    """Reproducer: score_win('1112345678999m', '5m') raised "unknown tile code '5m'"."""
+    nine_gates = score_win("1112345678999m", "5m")
+    assert nine_gates == score_win("1112345678999m", "W5") == score_win("1112345678999m", 4)
+    assert nine_gates.fans[0].name == "Nine Gates"
+    codes = score_win("333z44z55m", "4z", [("PENG", "F1", 1), ("PENG", "F2", 2)])
+    compact = score_win("333z44z55m", "4z", [("PENG", "1z", 1), ("PENG", "S", 2)])
+    assert codes == compact and codes.total == 94
+    listed = ["W", "3z", "W", "4z", "N", "5m", "W5"]  # list elements in either notation too
+    assert score_win(listed, "N", [("PENG", "E", 1), ("PENG", "2z", 2)]) == codes
+    with pytest.raises(ValueError, match=r"win_tile: expected one tile, got 2"):
+        score_win("1112345678999m", "55m")
+    with pytest.raises(ValueError, match=r"meld 0 tile: .*uppercase only"):
+        score_win("333z44z55m", "4z", [("PENG", "e", 1), ("PENG", "S", 2)])

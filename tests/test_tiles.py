@@ -87,3 +87,73 @@ def test_botzone_round_trip(ids):
 def test_compact_round_trip(ids):
     assert T.parse_compact(T.format_compact(ids)) == sorted(ids)
     assert T.format_compact(T.parse_compact(T.format_compact(ids))) == T.format_compact(ids)
+
+
+@pytest.mark.parametrize(
+    ("tile", "tid"),
+    [
+        ("5m", 4),
+        ("W5", 4),
+        ("w5", 4),
+        (" 5m ", 4),
+        ("9s", 17),
+        ("T9", 17),
+        ("5p", 22),
+        ("B5", 22),
+        ("1z", 27),
+        ("E", 27),
+        ("F1", 27),
+        ("W", 29),
+        ("7z", 33),
+        ("P", 33),
+        ("J3", 33),
+        ("H3", 36),
+        (4, 4),
+        (np.int8(33), 33),
+    ],
+)
+def test_parse_tile_either_notation(tile, tid):
+    assert T.parse_tile(tile) == tid
+
+
+@pytest.mark.parametrize(
+    ("tile", "exc", "match"),
+    [
+        ("123m", ValueError, "expected one tile, got 3"),
+        ("", ValueError, "expected one tile, got 0"),
+        ("e", ValueError, "uppercase"),
+        ("s", ValueError, r"uppercase.*'S' or '2z'"),
+        ("5m6", ValueError, "malformed"),
+        ("W0", ValueError, "unknown tile code"),
+        ("X5", ValueError, "unknown tile code"),
+        ("8z", ValueError, "honor rank"),
+        (42, ValueError, "out of range"),
+        (1.5, TypeError, "tile"),
+        (True, TypeError, "tile"),
+        (None, TypeError, "tile"),
+    ],
+)
+def test_parse_tile_errors(tile, exc, match):
+    with pytest.raises(exc, match=match):
+        T.parse_tile(tile)
+
+
+def test_parse_tiles_sequences_take_either_notation():
+    assert T.parse_tiles(["5m", "W5", 4, "E", "7z"]) == [4, 4, 4, 27, 33]
+
+
+def test_lowercase_honor_letters_are_rejected_with_reason():
+    """'s' and 'p' are suit letters (bamboo, dots), so honor letters are uppercase only."""
+    with pytest.raises(ValueError, match=r"uppercase only.*'e'"):
+        T.parse_compact("123me")
+    assert T.parse_compact("123mE") == [0, 1, 2, 27]
+
+
+def test_botzone_codes_without_spaces_get_a_hint():
+    """Reproducer: 'W1F1J1' gave "malformed tile token '1F'" with no hint."""
+    with pytest.raises(ValueError, match=r"separate Botzone codes by spaces: 'W1 F1 J1'"):
+        T.parse_tiles("W1F1J1")
+    with pytest.raises(ValueError, match=r"separate Botzone codes by spaces: 'W1 T2'"):
+        T.parse_tiles("w1t2")
+    with pytest.raises(ValueError, match="cannot mix"):
+        T.parse_tiles("W1 T2 5m")

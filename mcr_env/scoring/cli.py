@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 from mcr_env.scoring.fans import PROFILES
 from mcr_env.scoring.score import ScoreResult, score_win
-from mcr_env.tiles import format_glyphs, parse_tiles, tile_to_code
+from mcr_env.tiles import format_glyphs, parse_tile, parse_tiles, tile_to_code
 
 PROG = "mcr-score"
 EXIT_USAGE = 2
@@ -62,18 +62,16 @@ def parse_wind(text: str) -> int:
 
 
 def parse_one_tile(text: str, what: str) -> int:
-    """Tile id of exactly one tile in compact or Botzone notation.
+    """Tile id of exactly one tile in compact or Botzone notation
+    (:func:`mcr_env.tiles.parse_tile`).
 
     Raises:
         ValueError: malformed, or not exactly one tile (``what`` names the argument).
     """
     try:
-        tiles = parse_tiles(text)
+        return parse_tile(text)
     except (TypeError, ValueError) as e:
         raise ValueError(f"{what}: {e}") from None
-    if len(tiles) != 1:
-        raise ValueError(f"{what}: expected one tile, got {len(tiles)} in {text!r}")
-    return tiles[0]
 
 
 def parse_meld(text: str) -> tuple[str, int, int]:

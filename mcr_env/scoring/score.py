@@ -24,7 +24,7 @@ from mcr_env.scoring.evaluate import (
     trim_caches,
 )
 from mcr_env.scoring.fans import FAN_NAMES, POINTS_ARRAY, PROFILES, Fan
-from mcr_env.tiles import FLOWER_BASE, code_to_tile, parse_tiles, tile_to_code
+from mcr_env.tiles import FLOWER_BASE, parse_tile, parse_tiles, tile_to_code
 
 __all__ = ["FanResult", "ScoreResult", "NotAWinError", "score_win", "MELD_KINDS"]
 
@@ -84,9 +84,11 @@ _MELD_KIND = {
 
 
 def _tile_id(x: object, what: str) -> int:
+    """Playing tile id of one tile (:func:`mcr_env.tiles.parse_tile`: id, Botzone code or
+    compact tile); errors are prefixed with ``what``."""
     if isinstance(x, str):
         try:
-            t = code_to_tile(x)
+            t = parse_tile(x)
         except ValueError as e:
             raise ValueError(f"{what}: {e}") from None
     elif isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
@@ -94,7 +96,9 @@ def _tile_id(x: object, what: str) -> int:
         if not 0 <= t < FLOWER_BASE + 8:
             raise ValueError(f"{what}: unknown tile id {t} (expected 0..33)")
     else:
-        raise TypeError(f"{what} must be a tile id (int) or Botzone code (str), got {x!r}")
+        raise TypeError(
+            f"{what} must be a tile id (int) or one tile code (str: '5m', 'E' or 'W5'), got {x!r}"
+        )
     if t >= FLOWER_BASE:
         raise ValueError(f"{what}: flower {x!r} is not a playing tile (pass flowers=N instead)")
     return t
@@ -219,9 +223,10 @@ def score_win(
 
     Args:
         hand: the concealed tiles WITHOUT the winning tile: a list/tuple/``(n,) int`` array of
-            tile ids (0-33) or Botzone codes, or one string in Botzone or compact notation.
-            ``13 - 3 * len(melds)`` tiles.
-        win_tile: the winning tile (id or Botzone code).
+            tile ids (0-33) or single tiles in either notation (``"W5"`` or ``"5m"``), or one
+            string in Botzone or compact notation. ``13 - 3 * len(melds)`` tiles.
+        win_tile: the winning tile: an id or one tile in either notation (``4``, ``"W5"``,
+            ``"5m"``; :func:`mcr_env.tiles.parse_tile`). Meld tiles likewise.
         melds: ``(kind, tile, offer)`` tuples: ``"CHI"`` (tile = middle tile, offer 1..3 = which
             of the three tiles was claimed), ``"PENG"``, ``"GANG"`` (melded kong; offer 1..3 =
             claimed from left/across/right), ``"BUGANG"`` (promoted kong, scored as a melded
