@@ -210,3 +210,17 @@ def test_botzone_codes_written_together_get_a_hint(capsys):
     status, out, err = run_main(capsys, ["W1F1J1", "--win", "W1"])
     assert status == 2 and out == ""
     assert "separate Botzone codes by spaces: 'W1 F1 J1'" in err
+
+
+@pytest.mark.parametrize(
+    ("meld", "message"),
+    [
+        ("CHI 1m 1", "must be a suit 2-8, got W1"),
+        ("CHI E 1", "must be a suit 2-8, got F1"),
+        ("PENG H1 1", "flower H1"),
+    ],
+)
+def test_meld_errors_show_tile_codes(capsys, meld, message):
+    """Reproducer: "--meld 'CHI 1m 1'" said "got 0" (the tile id)."""
+    status, out, err = run_main(capsys, ["456s789p11z23m", "--win", "4m", "--meld", meld])
+    assert status == 2 and message in err

@@ -100,7 +100,9 @@ def _tile_id(x: object, what: str) -> int:
             f"{what} must be a tile id (int) or one tile code (str: '5m', 'E' or 'W5'), got {x!r}"
         )
     if t >= FLOWER_BASE:
-        raise ValueError(f"{what}: flower {x!r} is not a playing tile (pass flowers=N instead)")
+        raise ValueError(
+            f"{what}: flower {tile_to_code(t)} is not a playing tile (pass flowers=N instead)"
+        )
     return t
 
 
@@ -199,7 +201,7 @@ def _parse_melds(melds: object) -> list[tuple[str, int, int]]:
         if kind == "CHI" and (t >= 27 or t % 9 in (0, 8)):
             raise ValueError(
                 f"meld {i}: Chi tile is the middle tile of the chow and must be a suit 2-8, "
-                f"got {m[1]!r}"
+                f"got {tile_to_code(t)}"
             )
         out.append((kind, t, offer))
     return out
