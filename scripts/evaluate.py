@@ -8,28 +8,40 @@ Usage::
 Agents: ``random``, ``rule`` or a checkpoint path (``*.pt``). Each wall is replayed under every
 seat permutation (``--permutations rotations`` = 4, ``all`` = 24). Prints a table (per agent:
 mean points per hand with 95% CI, win, deal-in, self-draw and exhaustive-draw rates, mean
-points of wins) and writes ``eval.csv``, ``eval.json`` and ``eval.png`` into ``--out``.
+points of wins) and writes ``eval.csv``, ``eval.json`` and ``eval.png`` into ``--out``. Bad
+input (unknown agent, missing checkpoint, ``--walls 0``) prints one ``evaluate.py: error: ...``
+line and exits with status 2.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from baselines.agents import make_agent  # noqa: E402
 from baselines.train import git_commit  # noqa: E402
 from mcr_env.engine.config import RulesConfig  # noqa: E402
 from mcr_env.eval import duplicate_evaluate, results_table, write_results  # noqa: E402
+from mcr_env.eval.cli import (  # noqa: E402
+    OneLineParser,
+    cli_main,
+    load_agent,
+    require_positive,
+)
+
+PROG = "evaluate.py"
 
 
-def main(argv: list[str] | None = None):
-    """Parse arguments, evaluate, print and save; returns the :class:`DuplicateResult`."""
+def run(argv: list[str] | None = None):
+    """Parse arguments, evaluate, print and save; returns the :class:`DuplicateResult`.
+
+    Raises:
+        UsageError: bad arguments, unknown agent spec or unloadable checkpoint.
+    """
     import torch
 
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = OneLineParser(prog=PROG, description=__doc__.splitlines()[0])
     p.add_argument("--agent", required=True, help="random | rule | path/to/checkpoint.pt")
     p.add_argument("--opponent", default="random", help="random | rule | path/to/checkpoint.pt")
     p.add_argument("--walls", type=int, default=500, help="number of distinct walls")
@@ -41,9 +53,10 @@ def main(argv: list[str] | None = None):
     p.add_argument("--threads", type=int, default=2, help="torch threads")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = p.parse_args(argv)
+    require_positive(walls=args.walls, batch_size=args.batch_size, threads=args.threads)
     torch.set_num_threads(args.threads)
-    agent = make_agent(args.agent, seed=args.seed)
-    opp = make_agent(args.opponent, seed=args.seed + 1)
+    agent = load_agent(args.agent, args.seed, "--agent")
+    opp = load_agent(args.opponent, args.seed + 1, "--opponent")
     if agent.name == opp.name:
         opp.name = f"{opp.name}-opponent"
     res = duplicate_evaluate(
@@ -62,5 +75,10 @@ def main(argv: list[str] | None = None):
     return res
 
 
+def main(argv: list[str] | None = None) -> int:
+    """Exit status of :func:`run`: 0, or 2 after one ``evaluate.py: error: ...`` line."""
+    return cli_main(PROG, run, argv)
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -11,12 +11,12 @@ Agents: one spec for all four seats, two (alternating seats) or four comma-separ
 at seat s is seeded with ``seed + s``. Games run ``--batch-size`` at a time on one engine, reset
 with ``--seed`` for the first batch and with the next episode counters after that, so every
 record's walls re-derive from its ``origin``. Prints one JSON line with counts, timing,
-versions and the git commit.
+versions and the git commit. Bad input (unknown agent, missing checkpoint, ``--games 0``)
+prints one ``record.py: error: ...`` line and exits with status 2.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import platform
@@ -29,16 +29,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
-from baselines.agents import make_agent  # noqa: E402
 from baselines.train import git_commit  # noqa: E402
 from mcr_env.engine import MCREngine, RulesConfig  # noqa: E402
 from mcr_env.engine.records import GameRecorder, write_records  # noqa: E402
+from mcr_env.eval.cli import OneLineParser, cli_main, load_agent  # noqa: E402
 from mcr_env.eval.play import play_games  # noqa: E402
 
+PROG = "record.py"
 
-def main(argv: list[str] | None = None) -> dict:
-    """Parse arguments, play and record the games, write the JSONL file; returns the summary."""
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+
+def run(argv: list[str] | None = None) -> dict:
+    """Parse arguments, play and record the games, write the JSONL file; returns the summary.
+
+    Raises:
+        UsageError: bad arguments, unknown agent spec or unloadable checkpoint.
+    """
+    p = OneLineParser(prog=PROG, description=__doc__.splitlines()[0])
     p.add_argument("--games", type=int, default=100, help="number of games (hands or matches)")
     p.add_argument("--seed", type=int, default=0, help="root seed of the walls and agents")
     p.add_argument("--agents", default="random", help="spec, or four comma-separated specs")
@@ -55,7 +61,7 @@ def main(argv: list[str] | None = None) -> dict:
     if len(specs) not in (1, 2, 4):
         p.error(f"--agents takes 1, 2 (alternating) or 4 specs, got {len(specs)}")
     specs = (specs * 4)[:4]
-    agents = [make_agent(spec, seed=args.seed + s) for s, spec in enumerate(specs)]
+    agents = [load_agent(spec, args.seed + s, "--agents") for s, spec in enumerate(specs)]
     encoder = None
     if any(a.needs_obs for a in agents):
         from mcr_env.encoding import get_encoder
@@ -105,5 +111,10 @@ def main(argv: list[str] | None = None) -> dict:
     return summary
 
 
+def main(argv: list[str] | None = None) -> int:
+    """Exit status of :func:`run`: 0, or 2 after one ``record.py: error: ...`` line."""
+    return cli_main(PROG, run, argv)
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -127,3 +127,43 @@ def test_play_games_names_the_agent_game_seat_and_action():
     eng.reset(seed=0)
     with pytest.raises(ValueError, match=r"illegal action 300 \(out of range 0..234\)"):
         play_games(eng, [_OutOfRange()], np.zeros((2, 4), dtype=int))
+
+
+def _script(name):
+    """The module of ``scripts/<name>.py`` (scripts are not a package)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_script_{name}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize(
+    ("script", "argv", "message"),
+    [
+        ("evaluate", ["--agent", "foo"], "--agent 'foo': unknown agent spec 'foo'"),
+        ("evaluate", ["--agent", "/nonexistent/x.pt"], "'/nonexistent/x.pt': checkpoint file"),
+        ("evaluate", ["--agent", "rule", "--opponent", "BAD_PT"], "': cannot load ("),
+        ("evaluate", ["--agent", "rule", "--opponent", "bar"], "--opponent 'bar': unknown"),
+        ("evaluate", ["--agent", "rule", "--walls", "0"], "--walls must be >= 1, got 0"),
+        ("evaluate", ["--agent", "rule", "--batch-size", "0"], "--batch-size must be >= 1"),
+        ("evaluate", ["--agent", "rule", "--walls", "x"], "invalid int value: 'x'"),
+        ("evaluate", [], "the following arguments are required: --agent"),
+        ("record", ["--agents", "foo"], "--agents 'foo': unknown agent spec 'foo'"),
+        ("record", ["--games", "0"], "--games and --batch-size must be >= 1"),
+        ("record", ["--agents", "rule,rule,rule"], "--agents takes 1, 2 (alternating) or 4"),
+    ],
+)
+def test_scripts_report_user_errors_in_one_line(capsys, tmp_path, script, argv, message):
+    """Reproducer: these printed whole tracebacks (exit 1); now one line and exit 2."""
+    bad_pt = tmp_path / "bad.pt"
+    bad_pt.write_text("not a checkpoint\n")
+    argv = [str(bad_pt) if a == "BAD_PT" else a for a in argv]
+    status = _script(script).main([*argv, "--out", str(tmp_path / "o")])
+    out, err = capsys.readouterr()
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith(f"{script}.py: error: ") and message in err
+    assert "Traceback" not in err

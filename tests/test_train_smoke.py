@@ -51,7 +51,7 @@ def test_train_then_evaluate_smoke(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "trained vs random" in printed and "mean_points" in printed
 
-    ev = _script("evaluate").main(
+    ev = _script("evaluate").run(
         [
             "--agent",
             str(run_dir / "final.pt"),
@@ -71,7 +71,7 @@ def test_train_then_evaluate_smoke(tmp_path, capsys):
     data = json.loads((tmp_path / "ev" / "eval.json").read_text())
     assert data["matches"][0]["lineup"] == ["final", "rule", "rule", "rule"]
     # deterministic for a seed
-    ev2 = _script("evaluate").main(
+    ev2 = _script("evaluate").run(
         [
             "--agent",
             str(run_dir / "final.pt"),
