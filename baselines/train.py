@@ -77,7 +77,7 @@ def run(cfg: RunConfig, progress: bool = True) -> dict:
     from baselines.ppo import train_ppo
     from mcr_env.encoding import get_encoder
     from mcr_env.engine.config import RulesConfig
-    from mcr_env.eval import duplicate_evaluate, results_table, write_results
+    from mcr_env.eval import duplicate_evaluate, json_safe, results_table, write_results
 
     t_start = time.time()
     seed_everything(cfg.seed)
@@ -156,7 +156,8 @@ def run(cfg: RunConfig, progress: bool = True) -> dict:
         print(results_table(results))
         print(f"results: {paths['csv']}, {paths['json']}, plot: {paths['png']}")
     meta["total_seconds"] = time.time() - t_start
-    (run_dir / "meta.json").write_text(json.dumps(meta, indent=2, default=str))
+    # strict JSON: NaN / inf (e.g. an empty statistic) become null
+    (run_dir / "meta.json").write_text(json.dumps(json_safe(meta), indent=2, allow_nan=False))
     writer.close()
     print(f"done in {meta['total_seconds']:.0f} s; run directory: {run_dir}")
     return {"run_dir": run_dir, "results": results, "meta": meta}

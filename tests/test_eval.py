@@ -167,3 +167,42 @@ def test_scripts_report_user_errors_in_one_line(capsys, tmp_path, script, argv, 
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith(f"{script}.py: error: ") and message in err
     assert "Traceback" not in err
+
+
+def _strict_json(path):
+    """Parse a file as strict JSON (NaN / Infinity are not JSON)."""
+
+    def bad(constant):
+        raise AssertionError(f"{path.name} is not strict JSON: {constant}")
+
+    return json.loads(path.read_text(), parse_constant=bad)
+
+
+def test_eval_json_is_strict_json_with_null_for_non_finite(tmp_path):
+    """Reproducer: NaN / Infinity (an agent that never wins, --walls 1) in eval.json."""
+    import math
+    from pathlib import Path
+
+    agents = [RandomAgent(seed=i, name=f"r{i}") for i in range(4)]
+    res = duplicate_evaluate(agents, 1, seed=0, progress=False)
+    meta = {
+        "nan": float("nan"),
+        "seq": [np.float32("inf"), np.int64(3), np.float64(0.5), (1, -math.inf)],
+        "nested": {"x": -math.inf, "arr": np.array([1.0, np.nan])},
+        "path": Path("a/b"),
+        "flag": np.bool_(True),
+    }
+    write_results([res], tmp_path, meta=meta)
+    data = _strict_json(tmp_path / "eval.json")
+    assert data["meta"] == {
+        "nan": None,
+        "seq": [None, 3, 0.5, [1, None]],
+        "nested": {"x": None, "arr": [1.0, None]},
+        "path": "a/b",
+        "flag": True,
+    }
+    stats = data["matches"][0]["stats"]
+    assert all(s["hands"] == 4 for s in stats)
+    for s in stats:  # one wall: no confidence interval; agents that never won: no mean
+        if s["win_rate"] == 0:
+            assert s["mean_win_points"] is None

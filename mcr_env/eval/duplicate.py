@@ -307,6 +307,8 @@ def write_results(
 ) -> dict[str, Path]:
     """Write ``eval.csv``, ``eval.json`` and ``eval.png`` (matplotlib, Agg) into ``out_dir``.
 
+    ``eval.json`` is strict JSON (:func:`json_safe`): non-finite numbers are ``null``.
+
     Returns:
         ``{"csv": path, "json": path, "png": path}``.
     """
@@ -327,18 +329,34 @@ def write_results(
                 "lineup": r.lineup,
                 "walls": int(r.points.shape[0]),
                 "permutations": int(r.points.shape[1]),
-                "stats": [_json_safe(asdict(s)) for s in r.stats],
+                "stats": [asdict(s) for s in r.stats],
             }
             for r in results
         ],
     }
-    paths["json"].write_text(json.dumps(payload, indent=2))
+    paths["json"].write_text(json.dumps(json_safe(payload), indent=2, allow_nan=False))
     plot_results(results, paths["png"])
     return paths
 
 
-def _json_safe(d: dict) -> dict:
-    return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in d.items()}
+def json_safe(obj: Any) -> Any:
+    """``obj`` as plain JSON data for ``json.dumps(..., allow_nan=False)``: non-finite floats
+    (NaN, +-inf, e.g. the CI of one wall or the mean win of an agent that never won) become
+    None (``null``); numpy scalars and arrays become Python numbers and lists; tuples become
+    lists; paths and other unknown objects become ``str``. Dict keys become ``str``."""
+    if isinstance(obj, dict):
+        return {str(k): json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return json_safe(obj.tolist())
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if obj is None or isinstance(obj, (bool, int, str)):
+        return obj
+    return str(obj)
 
 
 def plot_results(results: Sequence[DuplicateResult], path: str | Path) -> Path:
