@@ -71,7 +71,7 @@ def test_json_output_exact(capsys):
 def test_profiles_and_below_minimum(capsys):
     """RULES.md section 7 kong fans per profile; a hand under 8 points says so (exit 0)."""
     argv = ["789p11z23m", "--win", "4m", "--meld", "ANGANG 1m", "--meld", "GANG 5s 1"]
-    glyphs = "🀈🀉🀟🀠🀡🀀🀀 [🀇🀇🀇🀇] [🀔🀔🀔🀔] + 🀊\n"
+    glyphs = "🀈🀉🀟🀠🀡🀀🀀 [🀫🀇🀇🀫] [🀔🀔🀔🀔] + 🀊\n"  # concealed kong: outer tiles face down
     assert run_main(capsys, argv) == (
         0,
         glyphs
@@ -87,8 +87,8 @@ def test_profiles_and_below_minimum(capsys):
         0,
         glyphs
         + "Fan                             Points  Count  Subtotal\n"
-        + "Pung of Terminals or Honors          1      1         1\n"
         + "Concealed Kong and Melded Kong       5      1         5\n"
+        + "Pung of Terminals or Honors          1      1         1\n"
         + "Total: 6 points\n"
         + "Not a legal win: 6 points without flowers, 8 needed (RULES.md section 2).\n",
         "",
@@ -224,3 +224,14 @@ def test_meld_errors_show_tile_codes(capsys, meld, message):
     """Reproducer: "--meld 'CHI 1m 1'" said "got 0" (the tile id)."""
     status, out, err = run_main(capsys, ["456s789p11z23m", "--win", "4m", "--meld", meld])
     assert status == 2 and message in err
+
+
+def test_fans_listed_by_points_then_fan_order(capsys):
+    """Text and JSON list fans by points per occurrence (highest first), ties in Fan order."""
+    argv = ["789p11z23m", "--win", "4m", "--meld", "ANGANG 1m", "--meld", "GANG 5s 1"]
+    status, out, _ = run_main(capsys, [*argv, "--profile", "botzone", "--json"])
+    fans = json.loads(out)["fans"]
+    assert [(f["fan"], f["id"]) for f in fans] == [
+        ("Concealed Kong and Melded Kong", 82),
+        ("Pung of Terminals or Honors", 73),
+    ]

@@ -12,9 +12,10 @@ or Botzone notation (``W1 T2 B3 F1 J1``), given as one argument or several. ``--
 winning tile; without it, the last tile written is the winning tile. Each ``--meld`` is
 ``"KIND TILE [OFFER]"``: KIND is CHI (TILE = the middle tile of the chow), PENG, GANG (melded
 kong), BUGANG (a pung promoted to a kong) or ANGANG (concealed kong); OFFER defaults to 1 (0
-for ANGANG). The output is the hand as Unicode tile glyphs, the fan table (name, points per
-occurrence, count, subtotal) and the total; ``--json`` prints one JSON object instead. Bad input
-prints one ``mcr-score: error: ...`` line on stderr and exits with status 2.
+for ANGANG). The output is the hand as Unicode tile glyphs (a concealed kong with its outer
+tiles face down), the fan table (name, points per occurrence, count, subtotal; highest points
+first, ties in RULES.md section 6 order) and the total; ``--json`` prints one JSON object
+instead. Bad input prints one ``mcr-score: error: ...`` line on stderr and exits with status 2.
 """
 
 from __future__ import annotations
@@ -154,16 +155,23 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _meld_tiles(kind: str, tile: int) -> list[int]:
+TILE_BACK = "\U0001f02b"
+"""Glyph of a face-down tile (MAHJONG TILE BACK), for the outer tiles of a concealed kong."""
+
+
+def _meld_glyphs(kind: str, tile: int) -> str:
     if kind == "CHI":
-        return [tile - 1, tile, tile + 1]
-    return [tile] * (3 if kind == "PENG" else 4)
+        return format_glyphs([tile - 1, tile, tile + 1])
+    if kind == "ANGANG":  # shown as on the table: the two outer tiles face down
+        return TILE_BACK + format_glyphs([tile, tile]) + TILE_BACK
+    return format_glyphs([tile] * (3 if kind == "PENG" else 4))
 
 
 def hand_glyphs(hand: Sequence[int], win: int, melds: Sequence[tuple[str, int, int]]) -> str:
-    """One line: sorted concealed tiles, each meld in brackets, then ``+`` the winning tile."""
+    """One line: sorted concealed tiles, each meld in brackets (a concealed kong with its two
+    outer tiles face down, ``[🀫🀇🀇🀫]``), then ``+`` the winning tile."""
     parts = [format_glyphs(sorted(hand))]
-    parts += [f"[{format_glyphs(_meld_tiles(kind, tile))}]" for kind, tile, _ in melds]
+    parts += [f"[{_meld_glyphs(kind, tile)}]" for kind, tile, _ in melds]
     parts.append(f"+ {format_glyphs([win])}")
     return " ".join(parts)
 
@@ -172,11 +180,19 @@ def _points(n: int) -> str:
     return f"{n} point" if n == 1 else f"{n} points"
 
 
+def listed_fans(result: ScoreResult) -> list:
+    """The fans of ``result`` in display order: points per occurrence, highest first; ties in
+    :class:`Fan` order. For fans 1-81 this is ``result.fans`` order (RULES.md section 6 lists
+    them by points); it places the botzone-profile extra fan Concealed Kong and Melded Kong
+    (Fan 82, 5 points) by its points instead of last."""
+    return sorted(result.fans, key=lambda f: (-f.points, int(f.fan)))
+
+
 def format_table(result: ScoreResult) -> list[str]:
-    """The fan table and the total as text lines."""
+    """The fan table (:func:`listed_fans` order) and the total as text lines."""
     width = max([len("Fan")] + [len(f.name) for f in result.fans])
     lines = [f"{'Fan':<{width}}  {'Points':>6}  {'Count':>5}  {'Subtotal':>8}"]
-    for f in result.fans:
+    for f in listed_fans(result):
         lines.append(f"{f.name:<{width}}  {f.points:>6}  {f.count:>5}  {f.points * f.count:>8}")
     flowers = result.total - result.total_without_flowers
     total = f"Total: {_points(result.total)}"
@@ -198,7 +214,8 @@ def to_json(
     melds: Sequence[tuple[str, int, int]],
     profile: str,
 ) -> dict:
-    """Machine-readable result: the inputs as Botzone codes, the fans and the totals."""
+    """Machine-readable result: the inputs as Botzone codes, the fans (:func:`listed_fans`
+    order) and the totals."""
     return {
         "hand": [tile_to_code(t) for t in hand],
         "win": tile_to_code(win),
@@ -212,7 +229,7 @@ def to_json(
                 "count": f.count,
                 "subtotal": f.points * f.count,
             }
-            for f in result.fans
+            for f in listed_fans(result)
         ],
         "total": result.total,
         "total_without_flowers": result.total_without_flowers,
