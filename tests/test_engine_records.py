@@ -100,10 +100,10 @@ def assert_same_game(eng: MCREngine, g: int, rep: MCREngine) -> None:
 # ------------------------------------------------------------------ record -> replay
 CONFIGS = [
     (RulesConfig(), 100, 11),
-    (RulesConfig(wall_layout="botzone", scoring_profile="botzone"), 92, 12),
+    (RulesConfig(wall_layout="botzone", scoring_profile="botzone"), 96, 12),
     (RulesConfig(match="match"), 2, 13),
     (RulesConfig(wall_layout="botzone", match="match"), 2, 14),
-]  # 196 games in all, 4 of them 16-hand matches
+]  # 200 games in all, 4 of them 16-hand matches (256 hands)
 
 
 @pytest.mark.parametrize("config,n,seed", CONFIGS)
