@@ -281,3 +281,39 @@ def test_illegal_opponent_action_names_the_opponent_policy():
     with pytest.raises(ValueError, match=r"illegal action 0 for game 0, seat 0") as err:
         env.step(0)
     assert "opponent" not in str(err.value)
+
+
+def test_parallel_step_after_the_hand_follows_pettingzoo_convention():
+    """PettingZoo's own parallel wrappers return empty dicts once no agent is live; stepping
+    before any reset raises."""
+    p = parallel_env()
+    with pytest.raises(RuntimeError, match=r"before reset\(\)"):
+        p.step({a: 0 for a in p.possible_agents})
+    obs, _ = p.reset(seed=2)
+    rng = np.random.default_rng(2)
+    while p.agents:
+        obs, *_ = p.step({a: int(_legal(o["action_mask"], rng)) for a, o in obs.items()})
+    before = p._table.engine.state.hand.copy()
+    assert p.step({}) == ({}, {}, {}, {}, {})
+    assert p.step({a: 0 for a in p.possible_agents}) == ({}, {}, {}, {}, {})
+    np.testing.assert_array_equal(p._table.engine.state.hand, before)
+
+
+def test_vector_infos_have_gymnasium_masks():
+    """Gymnasium vector infos: every key ``k`` has a ``(num_envs,) bool`` mask ``_k``."""
+    venv = MCRVectorEnv(num_envs=3)
+    obs, info = venv.reset(seed=0)
+    infos = [info]
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        obs, r, term, _, info = venv.step(_legal(obs["action_mask"], rng))
+        infos.append(info)
+        if term.any():
+            break
+    assert term.any() and "final_obs" in info
+    for info in infos:
+        for k in [k for k in info if not k.startswith("_")]:
+            mask = info[f"_{k}"]
+            assert mask.dtype == np.bool_ and mask.shape == (3,), k
+            if k != "final_obs":
+                assert mask.all(), k

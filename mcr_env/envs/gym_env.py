@@ -78,6 +78,14 @@ def _opponents(opponents: Any) -> list:
     return [opponents] * 3
 
 
+def _with_masks(info: dict[str, Any]) -> dict[str, Any]:
+    """Vector-env info with Gymnasium's ``_key`` mask ``(B,) bool`` (all True) added for each
+    key that has none (keys with partial masks, ``final_obs``, set theirs)."""
+    for k in [k for k in info if not k.startswith("_") and f"_{k}" not in info]:
+        info[f"_{k}"] = np.ones(len(info[k]), dtype=bool)
+    return info
+
+
 class _LearnerTables:
     """B tables, one learner seat each, opponents' decisions played in between (shared by the
     single and the vector env)."""
@@ -388,6 +396,9 @@ class MCRVectorEnv(VectorEnv):
     in ``metadata["autoreset_mode"]``): when a table's hand ends, ``step`` returns its final
     reward and ``terminated = True`` together with the first observation of the next hand;
     the final observation is in ``info["final_obs"]`` (with mask ``info["_final_obs"]``).
+    Every info key ``k`` (``settlement (B, 4) int32``, ``learner_seat (B,)``, ``redeals
+    (B,)`` at reset) has its Gymnasium mask ``info["_k"] (B,) bool`` (all True but for
+    ``_final_obs``).
     ``reset(options={"walls": (num_envs, L) walls})`` deals explicit walls; as in
     :class:`MCREnv` a wall whose hand ends before the learner's first decision raises
     ``ValueError`` (it is never replaced by a random redeal). Opponents of all tables are
@@ -450,7 +461,7 @@ class MCRVectorEnv(VectorEnv):
         self._needs_reset = True  # until the deal succeeds
         redeals = self._t.start(rows, engine_seed, options.get("walls"), new_match=True)
         self._needs_reset = False
-        info = {"learner_seat": self._t.learner.copy(), "redeals": redeals}
+        info = _with_masks({"learner_seat": self._t.learner.copy(), "redeals": redeals})
         return self._t.obs(), info
 
     def step(self, actions):
@@ -478,7 +489,7 @@ class MCRVectorEnv(VectorEnv):
             info["_final_obs"] = terminated.copy()
             self._t.start(terminated, None, None, new_match=False)
         info["learner_seat"] = self._t.learner.copy()
-        return self._t.obs(), r, terminated, np.zeros_like(terminated), info
+        return self._t.obs(), r, terminated, np.zeros_like(terminated), _with_masks(info)
 
     def render(self):
         if self.render_mode != "ansi":

@@ -215,7 +215,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming convention)
 class parallel_raw_env(ParallelEnv):  # noqa: N801 (PettingZoo naming convention)
     """MCR table as a PettingZoo parallel environment: every step, all seats the engine asks
     act at once (the others' actions are ignored; their mask is all zero). Same arguments as
-    :class:`raw_env`."""
+    :class:`raw_env`. Once the hand has ended (``agents`` empty) ``step`` returns empty dicts
+    (PettingZoo convention) until ``reset``."""
 
     metadata = {"render_modes": ["ansi"], "name": "mcr_v0"}
 
@@ -237,6 +238,7 @@ class parallel_raw_env(ParallelEnv):  # noqa: N801 (PettingZoo naming convention
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.agents: list[str] = []
+        self._reset_once = False
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -249,10 +251,24 @@ class parallel_raw_env(ParallelEnv):  # noqa: N801 (PettingZoo naming convention
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         self._table.reset(seed, options)
+        self._reset_once = True
         self.agents = list(self.possible_agents)
         return self._all_obs(), {a: {} for a in self.agents}
 
     def step(self, actions: dict):
+        """One engine step with the actions of the asked seats (others ignored).
+
+        After the hand has ended (``self.agents`` empty) it returns five empty dicts and
+        changes nothing, as PettingZoo's own parallel wrappers do; call ``reset``.
+
+        Raises:
+            RuntimeError: before the first ``reset``.
+            ValueError: an illegal action (``illegal_action="raise"``).
+        """
+        if not self._reset_once:
+            raise RuntimeError("step() before reset(): call reset() first")
+        if not self.agents:
+            return {}, {}, {}, {}, {}
         acts = np.full(4, PASS, dtype=np.int64)
         for i, a in enumerate(self.possible_agents):
             if a in actions and actions[a] is not None:
