@@ -317,3 +317,20 @@ def test_vector_infos_have_gymnasium_masks():
             assert mask.dtype == np.bool_ and mask.shape == (3,), k
             if k != "final_obs":
                 assert mask.all(), k
+
+
+def test_hand_ending_before_learner_decision_is_void_for_the_match():
+    """A hand that ends before the learner's first decision (here the dealer's Nine Gates on
+    the first draw, refused as an explicit wall) is not counted in the match."""
+    fn = TablePointsReward(hands_per_match=2)
+    env = MCREnv(learner_seat=1, opponents=_hu_first, reward=fn)
+    rng = np.random.default_rng(6)
+    obs, _ = env.reset(seed=6)
+    r, s1 = _play_hand(env, obs, rng)
+    assert r == 0
+    with pytest.raises(ValueError, match="explicit wall"):
+        env.reset(options={"walls": _heavenly_wall()})
+    np.testing.assert_array_equal(fn.match_totals[0], s1)  # the 88-point win is void
+    obs, _ = env.reset()
+    r, s2 = _play_hand(env, obs, rng)  # still the second hand of the match
+    assert r == table_points((s1 + s2)[None])[0, 1]
