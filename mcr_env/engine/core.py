@@ -794,11 +794,7 @@ class MCREngine:
                     self._draw_req.append((g2, s2, np.ones(len(g2), bool), np.ones(len(g2), bool)))
                 else:
                     self._pung[g2, s2, t2] = True
-                    st.phase[g2] = _P_DISCARD
-                    st.current_seat[g2] = s2
-                    st.tile_in_play[g2] = -1
-                    st.played_by[g2] = -1
-                    st.after_kong[g2] = False
+                    self._claimer_discards(g2, s2)
             rest &= ~m
         # Chi by the next seat
         chi = kd[:, 0] == _A_CHI
@@ -815,11 +811,7 @@ class MCREngine:
                 st.hand[gg[from_hand], s[from_hand], tile[from_hand]] -= 1
                 st.visible_count[gg[from_hand], tile[from_hand]] += 1
             self._add_meld(gg, s, _M_CHI, mid, dd, tt)
-            st.phase[gg] = _P_DISCARD
-            st.current_seat[gg] = s
-            st.tile_in_play[gg] = -1
-            st.played_by[gg] = -1
-            st.after_kong[gg] = False
+            self._claimer_discards(gg, s)
             rest &= ~m
         # everybody passed: the next seat draws
         if rest.any():
@@ -831,6 +823,16 @@ class MCREngine:
         st = self.state
         slot = st.n_discards[g, d].astype(np.int64) - 1
         st.discard_claimed[g, d, slot] = True
+
+    def _claimer_discards(self, g, s) -> None:
+        """After a Pung or Chi claim: seat ``s`` of games ``g`` is to discard (no tile in play,
+        not after a kong)."""
+        st = self.state
+        st.phase[g] = _P_DISCARD
+        st.current_seat[g] = s
+        st.tile_in_play[g] = -1
+        st.played_by[g] = -1
+        st.after_kong[g] = False
 
     def _follow_ups(self) -> None:
         """Waiting-hand summaries of this step's changed hands (one pass; before any draw adds
