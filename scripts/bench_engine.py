@@ -52,6 +52,21 @@ def random_legal_actions(legal: np.ndarray, to_act: np.ndarray, rng) -> np.ndarr
     return sample_legal_actions(legal, rng, to_act)
 
 
+def _rates(hands: int, decisions: int, t0: float, c0: float) -> dict:
+    """Timing keys of a bench row, measured from ``t0`` (``time.perf_counter``) and ``c0``
+    (``time.process_time``) to now: ``seconds``, ``hands_per_s``, ``decisions_per_s`` (wall
+    clock), ``cpu_seconds``, ``hands_per_cpu_s`` (process CPU time)."""
+    dt = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    return {
+        "seconds": round(dt, 3),
+        "hands_per_s": round(hands / dt, 1),
+        "decisions_per_s": round(decisions / dt, 1),
+        "cpu_seconds": round(cpu, 3),
+        "hands_per_cpu_s": round(hands / cpu, 1),
+    }
+
+
 def bench_engine(batch: int, seconds: float, layout: str = "official", seed: int = 0) -> dict:
     """Run random legal play on ``batch`` games for about ``seconds``; autoreset finished games.
 
@@ -80,19 +95,13 @@ def bench_engine(batch: int, seconds: float, layout: str = "official", seed: int
             eng.reset(games=eng.terminated.copy())
         if steps % 16 == 0 and time.perf_counter() - t0 >= seconds:
             break
-    dt = time.perf_counter() - t0
-    cpu = time.process_time() - c0
     return {
         "batch": batch,
         "layout": layout,
         "hands": hands,
         "decisions": decisions,
         "steps": steps,
-        "seconds": round(dt, 3),
-        "hands_per_s": round(hands / dt, 1),
-        "decisions_per_s": round(decisions / dt, 1),
-        "cpu_seconds": round(cpu, 3),
-        "hands_per_cpu_s": round(hands / cpu, 1),
+        **_rates(hands, decisions, t0, c0),
     }
 
 
@@ -123,8 +132,6 @@ def bench_env(batch: int, seconds: float, layout: str = "official", seed: int = 
         hands += int(info["hand_over"].sum())
         if steps % 16 == 0 and time.perf_counter() - t0 >= seconds:
             break
-    dt = time.perf_counter() - t0
-    cpu = time.process_time() - c0
     return {
         "batch": batch,
         "layout": layout,
@@ -133,11 +140,7 @@ def bench_env(batch: int, seconds: float, layout: str = "official", seed: int = 
         "decisions": decisions,
         "observations": decisions,
         "steps": steps,
-        "seconds": round(dt, 3),
-        "hands_per_s": round(hands / dt, 1),
-        "decisions_per_s": round(decisions / dt, 1),
-        "cpu_seconds": round(cpu, 3),
-        "hands_per_cpu_s": round(hands / cpu, 1),
+        **_rates(hands, decisions, t0, c0),
     }
 
 
