@@ -525,7 +525,7 @@ def _script(name: str):
 
 def test_record_and_replay_scripts(tmp_path, capsys):
     out = tmp_path / "r.jsonl"
-    summary = _script("record").main(
+    summary = _script("record").run(
         ["--games", "5", "--batch-size", "2", "--seed", "9", "--out", str(out), "--no-progress"]
     )
     assert summary["games"] == 5 and summary["hands"] == 5
