@@ -240,3 +240,103 @@ def test_tile_in_play_and_played_by():
             seen += 1
     if seen == 0:
         pytest.skip("no claim round reached in random play (engine asks no seat)")
+
+
+def _scripted(hands, draws, script):
+    """One engine (batch 1) on the explicit wall of ``hands``/``draws`` after the ``script``
+    of ``(seat, action)`` (the other seats Pass); yields the state after each step."""
+    from mcr_env.engine.walls import make_wall
+
+    eng = MCREngine(1)
+    eng.reset(walls=make_wall(hands, draws=draws)[None])
+    for seat, act in script:
+        assert eng.legal_mask[0, seat, act], (seat, act)
+        a = np.zeros((1, 4), dtype=np.int64)
+        a[0, seat] = act
+        eng.step(a)
+        yield eng.state
+
+
+def _unseen_counts(st, seat, enc=PLANES):
+    """``(34,)`` the unseen count of each tile in ``seat``'s observation (sum of the
+    thermometer), checked equal for the fused encoder and the piece reference."""
+    from mcr_env.encoding.planes import make_reference
+
+    o = enc.encode(st, [0], [seat])
+    np.testing.assert_array_equal(o, make_reference(enc.id).encode(st, [0], [seat]))
+    return _piece(o, "unseen", enc)[0].sum(axis=0).astype(int)
+
+
+_P5 = 22  # B5 (5p)
+
+
+@pytest.mark.parametrize("enc", [PLANES, ORACLE], ids=lambda e: e.id)
+def test_unseen_counts_won_discard_once(enc):
+    """Win on a discard: in the terminal state the won tile is both in the winner's hand and in
+    ``visible_count`` (as the tile in play); the winner's unseen count counts it once."""
+    from mcr_env.engine.actions import HU, play_action
+    from mcr_env.engine.state import EndReason
+
+    hands = [
+        "123456789m 2344z",
+        "123456789s 11z 55p",
+        "111999m 111s 19p 77z",
+        "567z 222888s 13p 66z",
+    ]
+    *_, st = _scripted(hands, ["5p"], [(0, play_action(_P5)), (1, HU)])
+    assert (st.phase[0], st.end_reason[0], st.winner[0], st.win_from[0]) == (
+        Phase.OVER,
+        EndReason.DISCARD,
+        1,
+        0,
+    )
+    assert (st.hand[0, 1, _P5], st.visible_count[0, _P5]) == (3, 1)
+    # winner: 3 copies in hand (2 + the won one), none visible elsewhere -> 1 unseen
+    assert _unseen_counts(st, 1, enc)[_P5] == 4 - 3 - 0
+    # the others: the won discard is visible, the winner's two are not -> 3 unseen
+    for s in (0, 2, 3):
+        assert _unseen_counts(st, s, enc)[_P5] == 4 - 0 - 1
+    # every other tile of the winner: 4 - own copies - visible copies, clipped at 0
+    u = _unseen_counts(st, 1, enc)
+    exp = np.clip(4 - st.hand[0, 1].astype(int) - st.visible_count[0].astype(int), 0, 4)
+    exp[_P5] = 1
+    np.testing.assert_array_equal(u, exp)
+
+
+@pytest.mark.parametrize("enc", [PLANES, ORACLE], ids=lambda e: e.id)
+def test_unseen_counts_robbed_kong_once(enc):
+    """Robbing the kong: in ROB the added tile counts once for everyone (it is in the open
+    kong; the declarer no longer holds it); at the end the robbed tile, back out of the kong
+    and in the winner's hand, counts once for the winner."""
+    from mcr_env.engine.actions import HU, bugang_action, peng_action, play_action
+    from mcr_env.engine.state import EndReason
+
+    hands = [
+        "123456789m 234z 5p",
+        "123456789s 11z 46p",
+        "111999m 55p 19p 777z",
+        "567z 222888s 13p 66z",
+    ]
+    script = [
+        (0, play_action(_P5)),
+        (2, peng_action(_P5)),
+        (2, play_action(26)),  # B9
+        (3, play_action(30)),  # F4
+        (0, play_action(29)),  # F3
+        (1, play_action(28)),  # F2
+        (2, bugang_action(_P5)),
+        (1, HU),
+    ]
+    states = [s.copy() for s in _scripted(hands, ["2p", "4z", "3z", "2z", "5p"], script)]
+    rob, st = states[-2], states[-1]
+    assert rob.phase[0] == Phase.ROB and rob.visible_count[0, _P5] == 4
+    for s in range(4):
+        assert _unseen_counts(rob, s, enc)[_P5] == 0
+    assert (st.phase[0], st.end_reason[0], st.winner[0], st.win_from[0]) == (
+        Phase.OVER,
+        EndReason.ROB_KONG,
+        1,
+        2,
+    )
+    assert (st.hand[0, 1, _P5], st.visible_count[0, _P5]) == (1, 3)  # a pung again + 1 in hand
+    assert _unseen_counts(st, 1, enc)[_P5] == 4 - 1 - 3

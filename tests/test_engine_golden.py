@@ -168,7 +168,7 @@ def test_env_packed_same_step():
         hands += int(info["hand_over"].sum())
         wins += int((info["settlement"] != 0).any(axis=1).sum())
     assert (h.hexdigest(), hands, wins) == (
-        "387d4765995abda7facc708b024104c70cbad348531e3ec4e5ebb0d5a04f50ba",
+        "554e567b912b52526bb9dfc8fbb8044863095c0c7d73c873a67a69dfd7c12d04",
         77,
         26,
     )

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from mcr_env.encoding.base import EncodeContext, Encoder, Piece, register_encoder
-from mcr_env.engine.state import MeldKind, Phase
+from mcr_env.engine.state import EndReason, MeldKind, Phase
 
 _T = 34
 _TILES = np.arange(_T)
@@ -79,6 +79,10 @@ def _own_angang(ctx: EncodeContext) -> np.ndarray:
     return ctx.cached("own_angang", build)
 
 
+_P_OVER = int(Phase.OVER)
+_R_DISCARD = int(EndReason.DISCARD)
+
+
 # --------------------------------------------------------------------------- private pieces
 def _fill_hand(ctx, out):
     _thermometer(out, ctx.own(ctx.state.hand))
@@ -92,6 +96,19 @@ def _fill_own_angang(ctx, out):
     out[:, 0] = _own_angang(ctx)
 
 
+def _won_discard(state, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """``(N,) bool``: the observer (``games``, ``seats`` ``(N,)``) won the hand on a discard
+    and the hand is over: the won tile (still ``tile_in_play``) then sits both in its concealed
+    hand and in ``visible_count``, and ``unseen`` must count it once. (A robbed kong does not:
+    the engine takes the robbed tile out of ``visible_count`` when it moves into the hand.)"""
+    return (
+        (state.phase[games] == _P_OVER)
+        & (state.end_reason[games] == _R_DISCARD)
+        & (state.winner[games] == seats)
+        & (state.tile_in_play[games] >= 0)
+    )
+
+
 def _fill_unseen(ctx, out):
     s = ctx.state
     unseen = (
@@ -100,6 +117,8 @@ def _fill_unseen(ctx, out):
         - s.visible_count[ctx.games].astype(np.int64)
         - 4 * _own_angang(ctx)
     )
+    won = np.nonzero(_won_discard(s, ctx.games, ctx.seats))[0]
+    unseen[won, s.tile_in_play[ctx.games[won]].astype(np.intp)] += 1  # counted twice above
     _thermometer(out, unseen)
 
 
@@ -490,7 +509,6 @@ _M_CHI, _M_PENG, _M_GANG, _M_ANGANG = (
     int(MeldKind.GANG),
     int(MeldKind.ANGANG),
 )
-_P_OVER = int(Phase.OVER)
 _MELD_CHANNEL = np.full(5, -1, dtype=np.intp)
 _MELD_CHANNEL[_M_PENG] = _SB_PENG
 _MELD_CHANNEL[_M_GANG] = _SB_GANG
@@ -652,6 +670,8 @@ def _fused_planes_v0(
     ri, j = np.nonzero(ak >= 0)
     own_kong[ri, ak[ri, j]] = 1
     unseen = 4 - hand - st.visible_count[g] - 4 * own_kong.view(np.int8)  # int8: -12..4
+    won = np.nonzero(_won_discard(st, g, s))[0]
+    unseen[won, st.tile_in_play[g[won]].astype(np.intp)] += 1  # as _fill_unseen
     o = off["unseen"]
     u8[:, o : o + 4] = unseen[:, None, :] > _K4
     # ---- per game / per observer broadcasts
