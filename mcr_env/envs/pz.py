@@ -110,7 +110,30 @@ class _Table:
         return render_table(self.engine.state, 0, None)
 
 
-class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming convention)
+class _TableEnv:
+    """Construction and spaces shared by the AEC and the parallel env (one :class:`_Table`)."""
+
+    metadata: dict
+
+    def _init_table(self, render_mode, config, encoder, reward, reward_kwargs, illegal_action):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} not in {self.metadata['render_modes']}")
+        self.render_mode = render_mode
+        self._table = _Table(config, encoder, reward, reward_kwargs, illegal_action)
+        self.possible_agents = list(AGENTS)
+        obs_space = observation_space(self._table.encoder)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.agents: list[str] = []
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+
+class raw_env(_TableEnv, AECEnv):  # noqa: N801 (PettingZoo naming convention)
     """MCR table as a PettingZoo AEC environment (see the module docstring).
 
     Args:
@@ -134,21 +157,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming convention)
         illegal_action: str | None = None,
     ):
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} not in {self.metadata['render_modes']}")
-        self.render_mode = render_mode
-        self._table = _Table(config, encoder, reward, reward_kwargs, illegal_action)
-        self.possible_agents = list(AGENTS)
-        obs_space = observation_space(self._table.encoder)
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        self.agents: list[str] = []
-
-    def observation_space(self, agent):
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent):
-        return self.action_spaces[agent]
+        self._init_table(render_mode, config, encoder, reward, reward_kwargs, illegal_action)
 
     def observe(self, agent):
         return self._table.observe(self.possible_agents.index(agent))
@@ -212,7 +221,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming convention)
         pass
 
 
-class parallel_raw_env(ParallelEnv):  # noqa: N801 (PettingZoo naming convention)
+class parallel_raw_env(_TableEnv, ParallelEnv):  # noqa: N801 (PettingZoo naming convention)
     """MCR table as a PettingZoo parallel environment: every step, all seats the engine asks
     act at once (the others' actions are ignored; their mask is all zero). Same arguments as
     :class:`raw_env`. Once the hand has ended (``agents`` empty) ``step`` returns empty dicts
@@ -229,22 +238,8 @@ class parallel_raw_env(ParallelEnv):  # noqa: N801 (PettingZoo naming convention
         reward_kwargs: dict | None = None,
         illegal_action: str | None = None,
     ):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} not in {self.metadata['render_modes']}")
-        self.render_mode = render_mode
-        self._table = _Table(config, encoder, reward, reward_kwargs, illegal_action)
-        self.possible_agents = list(AGENTS)
-        obs_space = observation_space(self._table.encoder)
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        self.agents: list[str] = []
+        self._init_table(render_mode, config, encoder, reward, reward_kwargs, illegal_action)
         self._reset_once = False
-
-    def observation_space(self, agent):
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent):
-        return self.action_spaces[agent]
 
     def _all_obs(self):
         return {a: self._table.observe(i) for i, a in enumerate(self.possible_agents)}
