@@ -209,8 +209,6 @@ class raw_env(_TableEnv, AECEnv):  # noqa: N801 (PettingZoo naming convention)
         else:
             self._queue_from_engine()
         self._accumulate_rewards()
-        if self.render_mode == "ansi":
-            pass
 
     def render(self):
         if self.render_mode is None:
