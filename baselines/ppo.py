@@ -167,9 +167,13 @@ def train_ppo(
     # ---- seeding
     gen = torch.Generator().manual_seed(seed)
     rng = np.random.default_rng(seed)
+    rules = RulesConfig.from_dict(dict(env.rules))
     batch_env = MCRBatchEnv(
         cfg.num_envs,
-        config=RulesConfig.from_dict(dict(env.rules)),
+        config=rules,
+        # the shared policy is fed only its own decisions (Pass-only ones are not stored), so
+        # the faster skipping claim rounds leak nothing here (docs/rules.md §10)
+        claim_round=rules.claim_round,
         encoder=env.encoder,
         reward="settlement",
         autoreset_mode="disabled",

@@ -135,7 +135,7 @@ def bench_env(
     from mcr_env.envs.batch import MCRBatchEnv
 
     config = RulesConfig(wall_layout=layout, claim_round=claim_round)
-    env = MCRBatchEnv(batch, config, observe="packed")
+    env = MCRBatchEnv(batch, config, observe="packed", claim_round=claim_round)
     obs, _ = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     for _ in range(20):

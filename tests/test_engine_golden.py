@@ -16,6 +16,7 @@ import dataclasses
 import hashlib
 
 import numpy as np
+import pytest
 
 from mcr_env.engine import GameState, MCREngine, Phase, RulesConfig
 from mcr_env.engine.actions import HU, NUM_ACTIONS, PASS, PLAY_OFFSET
@@ -146,11 +147,19 @@ def test_autoreset_and_partial_steps():
     assert h.hexdigest() == "b35a3a602c22b2f15b62a2da7bcd71d9ad1ffa41c2ffe20f91ee4d187ff6cd65"
 
 
-def test_env_packed_same_step():
-    """The RL path: packed planes-v0 observations, rewards, same-step autoreset."""
+ENV_GOLDEN = {
+    "options": ("554e567b912b52526bb9dfc8fbb8044863095c0c7d73c873a67a69dfd7c12d04", 77, 26),
+    "all": ("cc33627a5948e9f04912ef18f59be3944620a305822dcb8bed12dc2f0891b68d", 45, 22),
+}
+
+
+@pytest.mark.parametrize("claim_round", ["options", "all"])
+def test_env_packed_same_step(claim_round):
+    """The RL path: packed planes-v0 observations, rewards, same-step autoreset, with the
+    skipping claim rounds and with every seat asked (the env default, docs/rules.md §10)."""
     from mcr_env.envs.batch import MCRBatchEnv
 
-    env = MCRBatchEnv(32, observe="packed")
+    env = MCRBatchEnv(32, observe="packed", claim_round=claim_round)
     obs, _ = env.reset(seed=3)
     rng = np.random.default_rng(4)
     h = hashlib.sha256()
@@ -167,11 +176,7 @@ def test_env_packed_same_step():
             h.update(info["final_rows"].tobytes())
         hands += int(info["hand_over"].sum())
         wins += int((info["settlement"] != 0).any(axis=1).sum())
-    assert (h.hexdigest(), hands, wins) == (
-        "554e567b912b52526bb9dfc8fbb8044863095c0c7d73c873a67a69dfd7c12d04",
-        77,
-        26,
-    )
+    assert (h.hexdigest(), hands, wins) == ENV_GOLDEN[claim_round]
 
 
 def test_sampler_is_legal():

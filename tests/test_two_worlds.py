@@ -324,3 +324,59 @@ def test_gymnasium_vector_learner():
                 break
         venv.close()
         assert_same(logs, pair, "Gymnasium vector env")
+
+
+# ------------------------------------------------------------------ defaults and the leak
+def test_multi_agent_envs_ask_every_seat_by_default():
+    """PettingZoo AEC/parallel and MCRBatchEnv default to claim_round="all"; "options" is
+    selectable; Gymnasium MCR-v0 keeps the engine default "options" (docs/rules.md §10)."""
+    from mcr_env.envs.gym_env import MCREnv
+
+    aec = aec_env()
+    aec.reset(seed=3)
+    assert aec.unwrapped._table.engine.config.claim_round == "all"
+    first = aec.agent_selection
+    aec.step(int(np.flatnonzero(aec.observe(first)["action_mask"])[-1]))  # a Play
+    order = []
+    for _ in range(3):
+        order.append(aec.agent_selection)
+        aec.step(0)  # Pass
+    assert order == ["player_1", "player_2", "player_3"]  # every non-discarder, downstream
+    par = parallel_env()
+    par.reset(seed=3)
+    assert par._table.engine.config.claim_round == "all"
+    assert MCRBatchEnv(2).engine.config.claim_round == "all"
+    assert MCRBatchEnv(2, claim_round="options").engine.config.claim_round == "options"
+    assert aec_env(claim_round="options").unwrapped._table.engine.config.claim_round == "options"
+    assert parallel_env(claim_round="options")._table.engine.config.claim_round == "options"
+    assert MCREnv().engine.config.claim_round == "options"
+    for make in (MCRBatchEnv, aec_env, parallel_env):
+        with pytest.raises(ValueError, match="claim_round"):
+            make(**({"num_tables": 1} if make is MCRBatchEnv else {}), claim_round="some")
+
+
+def test_the_pairs_expose_the_skipping_leak():
+    """The construction has teeth: with the skipping claim rounds the AEC env asks agents in
+    a different order in the two worlds of several pairs, the robbing-window pair included
+    (the documented leak of claim_round="options")."""
+    differ = [
+        p.name
+        for p in PAIRS
+        if [e[0] for e in play_aec(p, 0, claim_round="options")]
+        != [e[0] for e in play_aec(p, 1, claim_round="options")]
+    ]
+    assert "rob-official-s0" in differ and len(differ) >= 3, differ
+
+
+@pytest.mark.parametrize("claim_round", [None, "all"])
+def test_html_replay_seat_view(claim_round):
+    """The HTML replay (``mcr-view --seat s``, ``scripts/replay.py --html``): seat s's frames
+    and page are identical in both worlds."""
+    from mcr_env.play.html import record_frames, record_to_html
+
+    for pair in PAIRS:
+        records = [play_engine(pair, w, claim_round=claim_round)[1] for w in (0, 1)]
+        frames = [record_frames(r, seat=pair.seat) for r in records]
+        assert_same(frames, pair, f"HTML frames (claim_round={claim_round!r})")
+        pages = [record_to_html(r, seat=pair.seat, title="t").splitlines() for r in records]
+        assert_same(pages, pair, f"HTML page (claim_round={claim_round!r})")

@@ -15,7 +15,7 @@ from gymnasium.vector.utils import batch_space
 
 from mcr_env.encoding import get_encoder
 from mcr_env.engine.actions import ACTION_NAMES, NUM_ACTIONS
-from mcr_env.engine.config import RulesConfig
+from mcr_env.engine.config import CLAIM_ROUNDS, RulesConfig
 from mcr_env.engine.core import MCREngine
 from mcr_env.engine.state import Phase
 from mcr_env.envs.common import RandomPolicy, call_policy, policy_label, policy_needs_obs
@@ -42,19 +42,25 @@ def observation_space(encoder) -> spaces.Dict:
     )
 
 
-def _rules(config: RulesConfig | dict | None, illegal_action: str | None) -> RulesConfig:
+def _rules(
+    config: RulesConfig | dict | None, illegal_action: str | None, claim_round: str | None = None
+) -> RulesConfig:
     """The engine config of an env: ``config`` (default ``RulesConfig()``) with
-    ``illegal_action`` overriding ``config.illegal_action`` when given (None keeps it; the
-    default of ``RulesConfig`` is "raise").
+    ``illegal_action`` overriding ``config.illegal_action`` and ``claim_round`` overriding
+    ``config.claim_round`` when given (None keeps the config's value; the defaults of
+    ``RulesConfig`` are "raise" and "options").
 
     Raises:
-        ValueError: unknown ``illegal_action``, or ``config.match`` is not "hand".
+        ValueError: unknown ``illegal_action`` or ``claim_round``, or ``config.match`` is not
+            "hand".
         TypeError: ``config`` is neither a RulesConfig nor a dict.
     """
     if illegal_action is not None and illegal_action not in ILLEGAL_MODES:
         raise ValueError(
             f"illegal_action {illegal_action!r} not valid; valid: {', '.join(ILLEGAL_MODES)}"
         )
+    if claim_round is not None and claim_round not in CLAIM_ROUNDS:
+        raise ValueError(f"claim_round {claim_round!r} not valid; valid: {', '.join(CLAIM_ROUNDS)}")
     if config is None:
         config = RulesConfig()
     elif isinstance(config, dict):
@@ -63,9 +69,12 @@ def _rules(config: RulesConfig | dict | None, illegal_action: str | None) -> Rul
         raise TypeError(f"config must be a RulesConfig or dict, got {type(config).__name__}")
     if config.match != "hand":
         raise ValueError("MCR-v0 plays single hands; RulesConfig(match='match') is not supported")
-    if illegal_action is None:
-        return config
-    return dataclasses.replace(config, illegal_action=illegal_action)
+    changes = {}
+    if illegal_action is not None:
+        changes["illegal_action"] = illegal_action
+    if claim_round is not None:
+        changes["claim_round"] = claim_round
+    return dataclasses.replace(config, **changes) if changes else config
 
 
 def _opponents(opponents: Any) -> list:
@@ -250,6 +259,12 @@ class MCREnv(gym.Env):
     (default: uniformly random legal actions). Every call to ``step`` is one decision of the
     learner; opponents' decisions in between are played inside ``step``. In a claim round the
     learner and the opponents answer the same discard at once, nobody seeing another's answer.
+    The learner is asked only when it has an option besides Pass (the engine's default
+    ``RulesConfig.claim_round="options"``, the fastest): this leaks nothing, because the learner
+    observes only its own decisions, and whether it has an option depends only on its own hand
+    and the discard; the opponents' rounds are played inside ``step`` unseen (docs/rules.md
+    §10; the two-worlds tests check it). ``config=RulesConfig(claim_round="all")`` asks it in
+    every round (Pass-only masks when it cannot claim).
 
     ## Action Space
     ``Discrete(235)`` (DESIGN.md layout): 0 Pass, 1 Hu, 2-35 Play t, 36-98 Chi, 99-132 Peng,

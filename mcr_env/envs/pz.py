@@ -15,7 +15,20 @@ table points are paid when the match's last hand ends. The first reset and
 AEC turn order: after a draw (or a Chi/Peng) the seat to play acts alone. In a claim round
 (after a discard, or in the robbing window after a BuGang) the seats the engine asks answer one
 after another, downstream from the player of the tile; nothing changes until the last of them
-has answered, so no seat sees another's answer; then the round is resolved (RULES.md §2).
+has answered, so no seat sees another's answer; then the round is resolved (docs/rules.md §2).
+
+Who is asked (``claim_round``, docs/rules.md §10): by default (``claim_round="all"``) every
+non-discarder answers every discard and every other seat answers every BuGang's robbing window,
+as at the Botzone judge; a seat without an option gets a Pass-only mask. So the turn order
+(``agent_selection``, the agents with a non-empty mask in the parallel env) and every
+observation depend only on what each seat may see. ``claim_round="options"`` is faster (fewer
+decisions; the cost is measured in the README's "Speed" table) but asks only the seats that
+can claim, and skips a round nobody can claim: the turn order then LEAKS hidden hands (which
+seat holds a pair of the discard, who waits on a promoted kong's tile), in the AEC order, in
+the parallel env's set of asked agents and in the phase every seat observes. Use it only where
+no agent learns from the order (e.g. self-play with a shared policy fed only its own
+decisions).
+
 Illegal actions: by default (``illegal_action=None`` -> ``config.illegal_action``, default
 "raise") an action outside the agent's ``action_mask`` raises ``ValueError`` naming the game,
 seat (agent) and action, before anything changes (in AEC, when the agent steps, not when its
@@ -44,10 +57,10 @@ AGENTS = tuple(f"player_{i}" for i in range(4))
 class _Table:
     """One engine table with observation/reward plumbing shared by both interfaces."""
 
-    def __init__(self, config, encoder, reward, reward_kwargs, illegal_action):
+    def __init__(self, config, encoder, reward, reward_kwargs, illegal_action, claim_round):
         from mcr_env.encoding import get_encoder
 
-        self.engine = MCREngine(1, _rules(config, illegal_action))
+        self.engine = MCREngine(1, _rules(config, illegal_action, claim_round))
         self.encoder = get_encoder(encoder) if isinstance(encoder, str) else encoder
         self.reward_fn = make_reward(reward, **(reward_kwargs or {}))
         self.started = False  # reset once: later resets continue the reward's match
@@ -115,11 +128,13 @@ class _TableEnv:
 
     metadata: dict
 
-    def _init_table(self, render_mode, config, encoder, reward, reward_kwargs, illegal_action):
+    def _init_table(
+        self, render_mode, config, encoder, reward, reward_kwargs, illegal_action, claim_round
+    ):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} not in {self.metadata['render_modes']}")
         self.render_mode = render_mode
-        self._table = _Table(config, encoder, reward, reward_kwargs, illegal_action)
+        self._table = _Table(config, encoder, reward, reward_kwargs, illegal_action, claim_round)
         self.possible_agents = list(AGENTS)
         obs_space = observation_space(self._table.encoder)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
@@ -143,6 +158,12 @@ class raw_env(_TableEnv, AECEnv):  # noqa: N801 (PettingZoo naming convention)
         reward, reward_kwargs: reward function by name (default "settlement").
         illegal_action: None (default: ``config.illegal_action``, "raise" unless configured),
             "raise" or "penalize" (module docstring).
+        claim_round: "all" (default: every seat answers every claim round and robbing window,
+            nothing leaks) or "options" (faster; the turn order leaks hidden hands, module
+            docstring; docs/rules.md §10). Overrides ``config.claim_round``.
+
+    Raises:
+        ValueError / TypeError: bad arguments (the message names them).
     """
 
     metadata = {"render_modes": ["ansi"], "name": "mcr_v0", "is_parallelizable": True}
@@ -155,9 +176,12 @@ class raw_env(_TableEnv, AECEnv):  # noqa: N801 (PettingZoo naming convention)
         reward: Any = "settlement",
         reward_kwargs: dict | None = None,
         illegal_action: str | None = None,
+        claim_round: str = "all",
     ):
         super().__init__()
-        self._init_table(render_mode, config, encoder, reward, reward_kwargs, illegal_action)
+        self._init_table(
+            render_mode, config, encoder, reward, reward_kwargs, illegal_action, claim_round
+        )
 
     def observe(self, agent):
         return self._table.observe(self.possible_agents.index(agent))
@@ -222,8 +246,9 @@ class raw_env(_TableEnv, AECEnv):  # noqa: N801 (PettingZoo naming convention)
 class parallel_raw_env(_TableEnv, ParallelEnv):  # noqa: N801 (PettingZoo naming convention)
     """MCR table as a PettingZoo parallel environment: every step, all seats the engine asks
     act at once (the others' actions are ignored; their mask is all zero). Same arguments as
-    :class:`raw_env`. Once the hand has ended (``agents`` empty) ``step`` returns empty dicts
-    (PettingZoo convention) until ``reset``."""
+    :class:`raw_env` (``claim_round="all"`` by default: the set of asked agents leaks nothing;
+    "options" leaks hidden hands, module docstring). Once the hand has ended (``agents``
+    empty) ``step`` returns empty dicts (PettingZoo convention) until ``reset``."""
 
     metadata = {"render_modes": ["ansi"], "name": "mcr_v0"}
 
@@ -235,8 +260,11 @@ class parallel_raw_env(_TableEnv, ParallelEnv):  # noqa: N801 (PettingZoo naming
         reward: Any = "settlement",
         reward_kwargs: dict | None = None,
         illegal_action: str | None = None,
+        claim_round: str = "all",
     ):
-        self._init_table(render_mode, config, encoder, reward, reward_kwargs, illegal_action)
+        self._init_table(
+            render_mode, config, encoder, reward, reward_kwargs, illegal_action, claim_round
+        )
         self._reset_once = False
 
     def _all_obs(self):
