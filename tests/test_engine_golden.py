@@ -107,7 +107,7 @@ def test_random_games_official():
 def test_hu_greedy_games_official():
     digest, steps = play_to_end(RulesConfig(), 128, seed=77, win=True)
     assert (digest, steps) == (
-        "619d490f2b87d9d550d2f2c22e63a2b62ea321612b9b59770c092f2934612357",
+        "51cb219ea5909d4e32f6f0fef20f72e8d31d9f868bf9003f758a08640f0b2071",
         120,
     )
 
@@ -115,7 +115,7 @@ def test_hu_greedy_games_official():
 def test_hu_greedy_games_botzone():
     digest, steps = play_to_end(RulesConfig(wall_layout="botzone"), 64, seed=5, win=True)
     assert (digest, steps) == (
-        "76aa259c6f5ac16c66a048acabe446d8099c214bb1107fcea773d0308ad336ac",
+        "19e0546fa0eac5a149251437d330b805e2fde93045aa187efaa7f00722be134c",
         116,
     )
 
@@ -123,7 +123,7 @@ def test_hu_greedy_games_botzone():
 def test_hu_greedy_match():
     digest, steps = play_to_end(RulesConfig(match="match"), 3, seed=11, win=True)
     assert (digest, steps) == (
-        "af68dacefe9112d83b01215c8637654e010c01553db8d4660c89233bd32d34bc",
+        "b8f65292df390c35cff7cb7804aeee48fe3552cee45fa53290ec19a71acf0e09",
         1715,
     )
 
@@ -143,7 +143,7 @@ def test_autoreset_and_partial_steps():
             eng.reset(games=eng.terminated.copy())
             _feed_step(h, eng)
     _feed_final(h, eng)
-    assert h.hexdigest() == "b35a3a602c22b2f15b62a2da7bcd71d9ad1ffa41c2ffe20f91ee4d187ff6cd65"
+    assert h.hexdigest() == "06967347fdb9949263fd93e48eb09665711ef8de874cfc698dda5403a7d1dcba"
 
 
 def test_env_packed_same_step():
@@ -168,7 +168,7 @@ def test_env_packed_same_step():
         hands += int(info["hand_over"].sum())
         wins += int((info["settlement"] != 0).any(axis=1).sum())
     assert (h.hexdigest(), hands, wins) == (
-        "554e567b912b52526bb9dfc8fbb8044863095c0c7d73c873a67a69dfd7c12d04",
+        "26e195ae485c27c55c262eb7f54d7a035a5d8689928e697108e0faef4cdece09",
         77,
         26,
     )
