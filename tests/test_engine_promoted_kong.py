@@ -30,8 +30,8 @@ def T(code: str) -> int:
     return t
 
 
-def _play_to_the_7p_discard(profile: str) -> MCREngine:
-    eng = MCREngine(1, RulesConfig(scoring_profile=profile))
+def _play_to_the_7p_discard(profile: str, claim_round: str = "options") -> MCREngine:
+    eng = MCREngine(1, RulesConfig(scoring_profile=profile, claim_round=claim_round))
     eng.reset(seed=0, walls=make_wall(HANDS, DRAWS, REPLACEMENTS)[None])
 
     def step(seat: int, action: int) -> None:
@@ -39,36 +39,37 @@ def _play_to_the_7p_discard(profile: str) -> MCREngine:
         a[0, seat] = action
         eng.step(a)
 
-    def play(seat: int, tile: str) -> None:
-        """Discard; a claim round seat 1 is not part of is passed by everyone."""
+    def play(seat: int, tile: str, claim: int | None = None) -> None:
+        """``seat`` discards ``tile``; seat 1 then makes ``claim``, or everyone passes."""
         step(seat, play_action(T(tile)))
-        if eng.phase[0] == Phase.CLAIM and not eng.to_act[0, 1]:
+        if claim is not None:
+            step(1, claim)
+        elif eng.phase[0] == Phase.CLAIM:
             eng.step(np.zeros((1, 4), dtype=np.int64))
 
-    play(0, "9m")
-    step(1, peng_action(T("9m")))
+    play(0, "9m", peng_action(T("9m")))
     play(1, "5z")
-    play(2, "4z")
-    step(1, peng_action(T("4z")))
+    play(2, "4z", peng_action(T("4z")))
     play(1, "6z")
-    play(2, "5p")
-    step(1, peng_action(T("5p")))
+    play(2, "5p", peng_action(T("5p")))
     play(1, "7z")
     play(2, "3p")
     play(3, "4s")
-    play(0, "3s")
-    step(1, chi_action(T("3s"), T("3s")))
+    play(0, "3s", chi_action(T("3s"), T("3s")))
     play(1, "1z")
     play(2, "6m")
     play(3, "7m")
     play(0, "4m")
     assert eng.current_seat[0] == 1 and eng.state.drawn_tile[0, 1] == T("9m")
     step(1, bugang_action(T("9m")))
+    if eng.phase[0] == Phase.ROB:  # claim_round="all": everyone is asked, nobody can rob
+        assert not eng.legal_mask[0, :, HU].any()
+        eng.step(np.zeros((1, 4), dtype=np.int64))
     assert eng.phase[0] == Phase.ACT and eng.state.drawn_tile[0, 1] == T("6p")  # not robbed
     st = eng.state
     assert st.meld_kind[0, 1, 0] == MeldKind.GANG and st.meld_added[0, 1, 0]
     play(1, "6p")
-    play(2, "7p")
+    step(2, play_action(T("7p")))
     return eng
 
 
@@ -82,9 +83,10 @@ def test_engine_passes_bugang_to_the_scorer():
     ]
 
 
+@pytest.mark.parametrize("claim_round", ["options", "all"])
 @pytest.mark.parametrize("profile", ["mcr", "botzone"])
-def test_promoted_kong_melded_hand_hu_depends_on_profile(profile):
-    eng = _play_to_the_7p_discard(profile)
+def test_promoted_kong_melded_hand_hu_depends_on_profile(profile, claim_round):
+    eng = _play_to_the_7p_discard(profile, claim_round)
     hand14 = eng.state.hand[0, 1].copy()
     hand14[T("7p")] += 1
     assert complete_mask(hand14[None], eng.state.n_melds[0, 1:2])[0]  # complete either way
@@ -97,8 +99,9 @@ def test_promoted_kong_melded_hand_hu_depends_on_profile(profile):
             "Single Wait": 1,
         }
         assert not res.is_legal_win
-        assert not eng.to_act[0, 1]  # not even asked: nothing to claim 7p with
         assert not eng.legal_mask[0, 1, HU]
+        # "options": not even asked (nothing to claim 7p with); "all": asked, Pass only
+        assert eng.to_act[0, 1] == (claim_round == "all")
     else:
         assert res.as_dict() == {
             "Melded Hand": 1,
