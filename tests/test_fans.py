@@ -167,30 +167,10 @@ class Case:
 
 def oracle_score(case: Case) -> tuple[dict[str, int], int]:
     """PyMahjongGB 1.4.0's fans ``{English name: count}`` and total for ``case``."""
-    import MahjongGB
+    from mcr_env.testing import pymahjonggb_score
 
-    def codes(text: str) -> tuple[str, ...]:
-        return tuple(tile_to_code(t) for t in parse_tiles(text))
-
-    pack = tuple(
-        ("GANG", codes(tile)[0], 0) if kind == "ANGANG" else (kind, codes(tile)[0], offer)
-        for kind, tile, offer in case.melds
-    )
-    f = case.flags
-    fans = MahjongGB.MahjongFanCalculator(
-        pack=pack,
-        hand=codes(case.hand),
-        winTile=codes(case.win)[0],
-        flowerCount=f.get("flowers", 0),
-        isSelfDrawn=f.get("is_self_drawn", False),
-        is4thTile=f.get("is_4th_tile", False),
-        isAboutKong=f.get("is_about_kong", False),
-        isWallLast=f.get("is_wall_last", False),
-        seatWind=f.get("seat_wind", 0),
-        prevalentWind=f.get("prevalent_wind", 0),
-        verbose=True,
-    )
-    return {en: count for _, count, _, en in fans}, sum(pts * count for pts, count, _, _ in fans)
+    total, fans = pymahjonggb_score(winning_hand(case))
+    return fans, total
 
 
 def winning_hand(case: Case):
