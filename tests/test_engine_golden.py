@@ -107,7 +107,7 @@ def test_random_games_official():
 def test_hu_greedy_games_official():
     digest, steps = play_to_end(RulesConfig(), 128, seed=77, win=True)
     assert (digest, steps) == (
-        "51cb219ea5909d4e32f6f0fef20f72e8d31d9f868bf9003f758a08640f0b2071",
+        "d9a151c9f70617077dbd0ddf0eaa68cf81e286bcb8bff1602d5568c4a52a28b8",
         120,
     )
 
@@ -115,15 +115,15 @@ def test_hu_greedy_games_official():
 def test_hu_greedy_games_botzone():
     digest, steps = play_to_end(RulesConfig(wall_layout="botzone"), 64, seed=5, win=True)
     assert (digest, steps) == (
-        "19e0546fa0eac5a149251437d330b805e2fde93045aa187efaa7f00722be134c",
-        116,
+        "abf7641d873bb32478a92a51fdf76768bc565e758b2d568e2daa90c70cc585cd",
+        115,
     )
 
 
 def test_hu_greedy_match():
     digest, steps = play_to_end(RulesConfig(match="match"), 3, seed=11, win=True)
     assert (digest, steps) == (
-        "b8f65292df390c35cff7cb7804aeee48fe3552cee45fa53290ec19a71acf0e09",
+        "1949d262614c842eff2a6ba31665e7090b5ec4cc511da8d95038fb0a116033df",
         1715,
     )
 
@@ -143,7 +143,7 @@ def test_autoreset_and_partial_steps():
             eng.reset(games=eng.terminated.copy())
             _feed_step(h, eng)
     _feed_final(h, eng)
-    assert h.hexdigest() == "06967347fdb9949263fd93e48eb09665711ef8de874cfc698dda5403a7d1dcba"
+    assert h.hexdigest() == "0d243ef7de7e277d27482fa071be5083d8b316d7c413c225f664a0ad9528326a"
 
 
 def test_env_packed_same_step():
@@ -168,7 +168,7 @@ def test_env_packed_same_step():
         hands += int(info["hand_over"].sum())
         wins += int((info["settlement"] != 0).any(axis=1).sum())
     assert (h.hexdigest(), hands, wins) == (
-        "26e195ae485c27c55c262eb7f54d7a035a5d8689928e697108e0faef4cdece09",
+        "8955a7cb48cb58e4fba57c9dfabb0b2d5196467ba194eb342dd65b8e80415e7e",
         77,
         26,
     )
