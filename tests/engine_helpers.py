@@ -104,3 +104,14 @@ def random_actions(eng, rng) -> np.ndarray:
     m = eng.legal_mask
     r = rng.random(m.shape, dtype=np.float32) + 0.5
     return (r * m).argmax(axis=2)
+
+
+# Robbing the kong (tests/test_engine_rules.py, tests/two_worlds.py): seat 1 Pengs 9p from the
+# dealer, later draws the 4th 9p and adds it; seat 2 waits on 6p/9p.
+ROB_HANDS = [
+    "9p 1z2z3z4z5z6z 2s5s8s 3p5p6p",
+    "1z2z3z4z5z6z7z 9p9p 1s4s7s 2p",
+    "123456789m 1p1p 7p8p",
+    "1z2z3z4z5z6z7z 3s6s9s 4p 2m 5m",
+]
+ROB_DRAWS = ["7z", "7z", "1z", "2z", "9p"]

@@ -345,6 +345,17 @@ HANDS = [
 ]
 
 
+SCRIPT = (
+    (0, angang_action(code_to_tile("W1"))),
+    (0, play_action(code_to_tile("T3"))),
+    (1, chi_action(code_to_tile("T4"), code_to_tile("T3"))),
+    (1, play_action(code_to_tile("B9"))),
+    (2, peng_action(code_to_tile("B9"))),
+    (2, play_action(code_to_tile("W4"))),
+)
+"""The decisions of :func:`scripted`: (seat, action)."""
+
+
 def scripted() -> tuple[MCREngine, list[str]]:
     """East: flower H1 replaced by J3, draws B7, AnGang W1 (replacement F3), plays T3; South
     Chi T3-T4-T5 and plays B9; West Peng B9 and plays W4; North draws B5."""
@@ -352,14 +363,7 @@ def scripted() -> tuple[MCREngine, list[str]]:
     eng.reset(walls=make_wall(HANDS, draws=["B7", "B5"], replacements=["J3", "F3"])[None])
     claim_texts = []
     t = code_to_tile
-    for seat, a in (
-        (0, angang_action(t("W1"))),
-        (0, play_action(t("T3"))),
-        (1, chi_action(t("T4"), t("T3"))),
-        (1, play_action(t("B9"))),
-        (2, peng_action(t("B9"))),
-        (2, play_action(t("W4"))),
-    ):
+    for seat, a in SCRIPT:
         assert np.nonzero(eng.to_act[0])[0].tolist() == [seat]
         acts = np.zeros((1, 4), dtype=np.int64)
         acts[0, seat] = a
@@ -470,17 +474,9 @@ def test_render_seat_view_hides_what_the_seat_cannot_see():
 def scripted_record(claim_round: str = "options") -> dict:
     """The game of :func:`scripted` recorded and played to its end (then: Pass where legal,
     else the lowest legal action)."""
-    t = code_to_tile
     rec = GameRecorder(MCREngine(1, RulesConfig(claim_round=claim_round)))
     rec.reset(walls=make_wall(HANDS, draws=["B7", "B5"], replacements=["J3", "F3"])[None])
-    script = [
-        (0, angang_action(t("W1"))),
-        (0, play_action(t("T3"))),
-        (1, chi_action(t("T4"), t("T3"))),
-        (1, play_action(t("B9"))),
-        (2, peng_action(t("B9"))),
-        (2, play_action(t("W4"))),
-    ]
+    script = list(SCRIPT)
     while not rec.terminated[0]:
         mask = rec.legal_mask[0]
         acts = np.where(mask[:, PASS], PASS, mask.argmax(axis=1))[None]

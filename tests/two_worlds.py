@@ -54,6 +54,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 import numpy as np
+from engine_helpers import ROB_DRAWS, ROB_HANDS
 
 from mcr_env.encoding import get_encoder
 from mcr_env.engine import MCREngine, RulesConfig, make_wall
@@ -511,15 +512,7 @@ def kong_pair(name: str, layout: str, seat: int, t: int, u: int, x: str, y: str,
     return _finish(name, gen, w1, sigma)
 
 
-# Robbing window (the scenario of tests/test_engine_rules.py): seat 1 Pengs 9p from the
-# dealer, later draws the 4th 9p and adds it; seat 2 waits on 6p/9p in world 0 and passes.
-ROB_HANDS = [
-    "9p 1z2z3z4z5z6z 2s5s8s 3p5p6p",
-    "1z2z3z4z5z6z7z 9p9p 1s4s7s 2p",
-    "123456789m 1p1p 7p8p",
-    "1z2z3z4z5z6z7z 3s6s9s 4p 2m 5m",
-]
-ROB_DRAWS = ["7z", "7z", "1z", "2z", "9p"]
+# Robbing window: the scenario of tests/test_engine_rules.py (engine_helpers.ROB_HANDS).
 
 
 def rob_pair(name: str, seat: int = 0) -> Pair:
