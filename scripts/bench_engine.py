@@ -105,19 +105,25 @@ def bench_engine(batch: int, seconds: float, layout: str = "official", seed: int
     }
 
 
-def bench_env(batch: int, seconds: float, layout: str = "official", seed: int = 0) -> dict:
+def bench_env(
+    batch: int, seconds: float, layout: str = "official", seed: int = 0, workers: int = 0
+) -> dict:
     """The RL path: :class:`mcr_env.envs.batch.MCRBatchEnv` (planes-v0 observations of the
     acting seats (``observe="packed"``), masks, settlement rewards, same-step autoreset)
-    under random legal play.
+    under random legal play; with ``workers`` = k >= 1 the same over k worker processes
+    (:class:`mcr_env.envs.sharded.ShardedBatchEnv`, shared-memory views, ``copy_obs=False``).
 
     Returns:
         dict like :func:`bench_engine` (``hands_per_s``, ``decisions_per_s``,
         ``hands_per_cpu_s``) plus ``encoder`` and ``observations`` (acting-seat observations
         encoded).
     """
-    from mcr_env.envs.batch import MCRBatchEnv
+    from mcr_env.envs.sharded import make_batch_env
 
-    env = MCRBatchEnv(batch, RulesConfig(wall_layout=layout), observe="packed")
+    kw = {"copy_obs": False} if workers else {}
+    env = make_batch_env(
+        batch, workers, config=RulesConfig(wall_layout=layout), observe="packed", **kw
+    )
     obs, _ = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     for _ in range(20):
@@ -132,15 +138,19 @@ def bench_env(batch: int, seconds: float, layout: str = "official", seed: int = 
         hands += int(info["hand_over"].sum())
         if steps % 16 == 0 and time.perf_counter() - t0 >= seconds:
             break
+    rates = _rates(hands, decisions, t0, c0)  # CPU time: this process (workers not counted)
+    if workers:
+        env.close()
     return {
         "batch": batch,
         "layout": layout,
+        "workers": workers,
         "encoder": env.encoder.id,
         "hands": hands,
         "decisions": decisions,
         "observations": decisions,
         "steps": steps,
-        **_rates(hands, decisions, t0, c0),
+        **rates,
     }
 
 
@@ -157,16 +167,28 @@ def main(argv: list[str] | None = None) -> None:
         choices=["engine", "env"],
         help="engine: MCREngine alone; env: MCRBatchEnv (observations, masks, rewards)",
     )
+    ap.add_argument(
+        "--workers",
+        type=int,
+        nargs="+",
+        default=None,
+        help="env path over k worker processes for each k given (0 = in-process); rows of "
+        "all k interleaved, --repeat times (scaling rows on a shared machine)",
+    )
+    ap.add_argument("--repeat", type=int, default=1, help="rounds of the interleaved --workers")
     args = ap.parse_args(argv)
     meta = _meta()
     benches = {"engine": bench_engine, "env": bench_env}
-    for path in args.paths:
-        for b in args.batch:
-            row = {"bench": path, **benches[path](b, args.seconds, args.layout, args.seed)}
-            rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            row["peak_rss_mb"] = round(rss, 1)
-            row.update(meta)
-            print(json.dumps(row), flush=True)
+    runs = [(p, b, None) for p in args.paths for b in args.batch]
+    if args.workers is not None:
+        runs = [("env", b, k) for _ in range(args.repeat) for b in args.batch for k in args.workers]
+    for path, b, k in runs:
+        extra = {} if k is None else {"workers": k}
+        row = {"bench": path, **benches[path](b, args.seconds, args.layout, args.seed, **extra)}
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        row["peak_rss_mb"] = round(rss, 1)
+        row.update(meta)
+        print(json.dumps(row), flush=True)
 
 
 if __name__ == "__main__":

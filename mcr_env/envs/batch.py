@@ -56,6 +56,10 @@ class MCRBatchEnv:
             ``observation (N, C, 34)`` with ``games (N,)`` / ``seats (N,)`` giving the pairs in
             ``np.nonzero(to_act)`` order; the fastest) or ``"none"`` (no observation; call
             :meth:`observe`).
+        first_game: index of table 0 in a larger batch of which these tables are one shard
+            (seeded walls derive from ``first_game + b``; used by
+            :class:`mcr_env.envs.sharded.ShardedBatchEnv`, which runs the shards in worker
+            processes).
 
     Observation dict returned by ``reset``/``step``:
         ``observation`` ``(B, 4, C, 34) float32`` (absent with ``observe="none"``),
@@ -78,6 +82,7 @@ class MCRBatchEnv:
         reward_kwargs: dict | None = None,
         autoreset_mode: str = "same_step",
         observe: str = "all",
+        first_game: int = 0,
     ):
         if autoreset_mode not in AUTORESET_MODES:
             raise ValueError(
@@ -85,7 +90,7 @@ class MCRBatchEnv:
             )
         if observe not in OBSERVE_MODES:
             raise ValueError(f"observe {observe!r} not valid; valid: {', '.join(OBSERVE_MODES)}")
-        self.engine = MCREngine(num_tables, config)
+        self.engine = MCREngine(num_tables, config, first_game=first_game)
         self.num_tables = self.engine.batch_size
         self.config = self.engine.config
         self.encoder = get_encoder(encoder) if isinstance(encoder, str) else encoder
