@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	$(PIP) install --quiet --upgrade pip
 	# CPU build from the local disk; an unpinned torch would pull a multi-GB CUDA build.
 	$(PIP) install --quiet torch==2.13.0
-	$(PIP) install --quiet -e ".[torch,pettingzoo,reference,dev]"
+	$(PIP) install --quiet -e ".[torch,pettingzoo,reference,dev,ray]"
 	touch $(STAMP)
 
 test: $(STAMP)

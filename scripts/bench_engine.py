@@ -129,6 +129,7 @@ def bench_env(
     for _ in range(20):
         obs, *_ = env.step(random_legal_actions(obs["action_mask"], obs["to_act"], rng))
     hands = decisions = steps = 0
+    w0 = env.worker_cpu_seconds() if workers else []
     t0 = time.perf_counter()
     c0 = time.process_time()
     while True:
@@ -138,9 +139,23 @@ def bench_env(
         hands += int(info["hand_over"].sum())
         if steps % 16 == 0 and time.perf_counter() - t0 >= seconds:
             break
-    rates = _rates(hands, decisions, t0, c0)  # CPU time: this process (workers not counted)
+    rates = _rates(hands, decisions, t0, c0)  # CPU time of this process
     if workers:
+        # CPU time of the workers too: on a loaded machine the critical path of a step in CPU
+        # seconds (parent + slowest worker) says what an idle machine would do
+        wcpu = [c - w for c, w in zip(env.worker_cpu_seconds(), w0)]
+        rates["worker_cpu_seconds"] = [round(c, 3) for c in wcpu]
+        rates["decisions_per_total_cpu_s"] = round(
+            decisions / (rates["cpu_seconds"] + sum(wcpu)), 1
+        )
+        rates["decisions_per_critical_cpu_s"] = round(
+            decisions / (rates["cpu_seconds"] + max(wcpu)), 1
+        )
         env.close()
+    else:
+        rates["decisions_per_total_cpu_s"] = rates["decisions_per_critical_cpu_s"] = round(
+            decisions / rates["cpu_seconds"], 1
+        )
     return {
         "batch": batch,
         "layout": layout,

@@ -40,6 +40,7 @@ import dataclasses
 import multiprocessing as mp
 import os
 import signal
+import time
 import traceback
 import weakref
 from multiprocessing import connection
@@ -128,8 +129,10 @@ class _ShardEnv(MCRBatchEnv):
     """One shard (tables lo..hi-1) inside a worker: ``MCRBatchEnv`` whose outputs are written
     into the shared buffers instead of fresh arrays."""
 
-    def __init__(self, lo: int, hi: int, views: dict[str, np.ndarray], observe: str, **kwargs):
-        super().__init__(hi - lo, first_game=lo, **kwargs)
+    def __init__(
+        self, lo: int, hi: int, first_game: int, views: dict[str, np.ndarray], observe: str, **kw
+    ):
+        super().__init__(hi - lo, first_game=first_game + lo, **kw)
         # MCRBatchEnv.step reads observe_mode only to decide on info["final_obs"]; _obs below
         # replaces its observation building
         self.observe_mode = observe
@@ -175,6 +178,7 @@ def _worker_main(
     index: int,
     lo: int,
     hi: int,
+    first_game: int,
     shm_name: str,
     layout: dict,
     kwargs: dict,
@@ -187,7 +191,7 @@ def _worker_main(
     shm = SharedMemory(name=shm_name)
     try:
         views = _views(shm.buf, layout)
-        env = _ShardEnv(lo, hi, views, observe, **kwargs)
+        env = _ShardEnv(lo, hi, first_game, views, observe, **kwargs)
         if record:
             from mcr_env.engine.records import GameRecorder
 
@@ -251,6 +255,8 @@ def _serve(env: _ShardEnv, views: dict, cmd: str, arg: Any) -> Any:
         return env.engine.state
     if cmd == "hand_results":
         return list(env.engine.last_hand_result)
+    if cmd == "cpu":
+        return time.process_time()
     if cmd == "records":
         return env.engine.pop_finished() if hasattr(env.engine, "pop_finished") else []
     raise ValueError(f"unknown worker command {cmd!r}")
@@ -315,6 +321,9 @@ class ShardedBatchEnv:
             finished games' records are fetched with :meth:`pop_records`.
         start_method: multiprocessing start method (``"spawn"`` default, ``"forkserver"``,
             ``"fork"``).
+        first_game: global index of table 0 when these B tables are themselves part of a
+            larger batch (e.g. one Ray actor's share): shard i's engine gets
+            ``first_game + lo``; ``games`` in packed observations stay local (0..B-1).
 
     ``reset``/``step`` return exactly what ``MCRBatchEnv`` returns for the same arguments
     (``obs`` dict with ``observation``, ``action_mask (B, 4, 235) bool``, ``to_act (B, 4)
@@ -341,6 +350,7 @@ class ShardedBatchEnv:
         copy_obs: bool = True,
         record: bool = False,
         start_method: str = "spawn",
+        first_game: int = 0,
     ):
         self._procs: list = []
         self._conns: list = []
@@ -365,6 +375,11 @@ class ShardedBatchEnv:
         config = RulesConfig() if config is None else config
         if not isinstance(config, RulesConfig):
             raise TypeError(f"config must be a RulesConfig, got {type(config).__name__}")
+        if isinstance(first_game, bool) or not isinstance(first_game, (int, np.integer)):
+            raise TypeError(f"first_game must be an int, got {type(first_game).__name__}")
+        if first_game < 0:
+            raise ValueError(f"first_game must be >= 0, got {first_game}")
+        self.first_game = int(first_game)
         self.num_tables = int(num_tables)
         self.config = config
         self.encoder = get_encoder(encoder) if isinstance(encoder, str) else encoder
@@ -394,7 +409,18 @@ class ShardedBatchEnv:
             parent_end, child_end = ctx.Pipe(duplex=True)
             p = ctx.Process(
                 target=_worker_main,
-                args=(i, lo, hi, self._shm.name, layout, kwargs, observe, record, child_end),
+                args=(
+                    i,
+                    lo,
+                    hi,
+                    first_game,
+                    self._shm.name,
+                    layout,
+                    kwargs,
+                    observe,
+                    record,
+                    child_end,
+                ),
                 name=f"mcr-shard-{i}",
                 daemon=True,
             )
@@ -680,6 +706,11 @@ class ShardedBatchEnv:
         was built without ``record=True``)."""
         return [r for part in self._all("records") for r in part]
 
+    def worker_cpu_seconds(self) -> list[float]:
+        """CPU seconds (user + system, ``time.process_time``) each worker has used so far, in
+        shard order: benchmarks on a loaded machine compare CPU time, not only wall time."""
+        return [float(x) for x in self._all("cpu")]
+
     # ------------------------------------------------------------------ lifetime
     def close(self) -> None:
         """Stop the workers and free the shared memory (idempotent)."""
@@ -716,7 +747,7 @@ def make_batch_env(num_tables: int, num_workers: int | None = 0, **kwargs: Any):
     """A batch env of ``num_tables`` tables: in-process :class:`MCRBatchEnv` when
     ``num_workers`` is 0, else a :class:`ShardedBatchEnv` with ``num_workers`` workers
     (None = :func:`default_num_workers`). ``kwargs`` go to the env (``copy_obs``, ``record``
-    and ``start_method`` only to the sharded one)."""
+    and ``start_method`` only to the sharded one; ``first_game`` to both)."""
     if num_workers == 0:
         for k in ("copy_obs", "record", "start_method"):
             kwargs.pop(k, None)
