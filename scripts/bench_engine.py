@@ -67,15 +67,24 @@ def _rates(hands: int, decisions: int, t0: float, c0: float) -> dict:
     }
 
 
-def bench_engine(batch: int, seconds: float, layout: str = "official", seed: int = 0) -> dict:
+def bench_engine(
+    batch: int,
+    seconds: float,
+    layout: str = "official",
+    seed: int = 0,
+    claim_round: str = "options",
+) -> dict:
     """Run random legal play on ``batch`` games for about ``seconds``; autoreset finished games.
 
+    ``claim_round``: :attr:`RulesConfig.claim_round` ("options" or "all", docs/rules.md §10).
+
     Returns:
-        dict with ``batch``, ``layout``, ``hands``, ``decisions``, ``steps``, ``seconds``,
-        ``hands_per_s``, ``decisions_per_s`` (wall clock) and ``cpu_seconds``,
-        ``hands_per_cpu_s`` (process CPU time: the fair figure on a shared machine).
+        dict with ``batch``, ``layout``, ``claim_round``, ``hands``, ``decisions``,
+        ``decisions_per_hand``, ``steps``, ``seconds``, ``hands_per_s``, ``decisions_per_s``
+        (wall clock) and ``cpu_seconds``, ``hands_per_cpu_s`` (process CPU time: the fair
+        figure on a shared machine).
     """
-    eng = MCREngine(batch, RulesConfig(wall_layout=layout))
+    eng = MCREngine(batch, RulesConfig(wall_layout=layout, claim_round=claim_round))
     eng.reset(seed=seed)
     rng = np.random.default_rng(seed)
     # warm-up (table builds, first allocations)
@@ -98,15 +107,22 @@ def bench_engine(batch: int, seconds: float, layout: str = "official", seed: int
     return {
         "batch": batch,
         "layout": layout,
+        "claim_round": claim_round,
         "hands": hands,
         "decisions": decisions,
+        "decisions_per_hand": round(decisions / max(hands, 1), 2),
         "steps": steps,
         **_rates(hands, decisions, t0, c0),
     }
 
 
 def bench_env(
-    batch: int, seconds: float, layout: str = "official", seed: int = 0, workers: int = 0
+    batch: int,
+    seconds: float,
+    layout: str = "official",
+    seed: int = 0,
+    claim_round: str = "options",
+    workers: int = 0,
 ) -> dict:
     """The RL path: :class:`mcr_env.envs.batch.MCRBatchEnv` (planes-v0 observations of the
     acting seats (``observe="packed"``), masks, settlement rewards, same-step autoreset)
@@ -115,15 +131,14 @@ def bench_env(
 
     Returns:
         dict like :func:`bench_engine` (``hands_per_s``, ``decisions_per_s``,
-        ``hands_per_cpu_s``) plus ``encoder`` and ``observations`` (acting-seat observations
-        encoded).
+        ``decisions_per_hand``, ``hands_per_cpu_s``) plus ``encoder`` and ``observations``
+        (acting-seat observations encoded).
     """
     from mcr_env.envs.sharded import make_batch_env
 
     kw = {"copy_obs": False} if workers else {}
-    env = make_batch_env(
-        batch, workers, config=RulesConfig(wall_layout=layout), observe="packed", **kw
-    )
+    config = RulesConfig(wall_layout=layout, claim_round=claim_round)
+    env = make_batch_env(batch, workers, config=config, observe="packed", **kw)
     obs, _ = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     for _ in range(20):
@@ -159,10 +174,12 @@ def bench_env(
     return {
         "batch": batch,
         "layout": layout,
+        "claim_round": claim_round,
         "workers": workers,
         "encoder": env.encoder.id,
         "hands": hands,
         "decisions": decisions,
+        "decisions_per_hand": round(decisions / max(hands, 1), 2),
         "observations": decisions,
         "steps": steps,
         **rates,
@@ -175,6 +192,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--layout", default="official", choices=["official", "botzone"])
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--claim-round",
+        nargs="+",
+        default=["options"],
+        choices=["options", "all"],
+        help="RulesConfig.claim_round: who is asked in claim rounds (several: run each, "
+        "interleaved per batch size)",
+    )
     ap.add_argument(
         "--paths",
         nargs="+",
@@ -194,12 +219,18 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     meta = _meta()
     benches = {"engine": bench_engine, "env": bench_env}
-    runs = [(p, b, None) for p in args.paths for b in args.batch]
+    runs = [(p, b, cr, None) for p in args.paths for b in args.batch for cr in args.claim_round]
     if args.workers is not None:
-        runs = [("env", b, k) for _ in range(args.repeat) for b in args.batch for k in args.workers]
-    for path, b, k in runs:
+        runs = [
+            ("env", b, cr, k)
+            for _ in range(args.repeat)
+            for b in args.batch
+            for cr in args.claim_round
+            for k in args.workers
+        ]
+    for path, b, cr, k in runs:
         extra = {} if k is None else {"workers": k}
-        row = {"bench": path, **benches[path](b, args.seconds, args.layout, args.seed, **extra)}
+        row = {"bench": path, **benches[path](b, args.seconds, args.layout, args.seed, cr, **extra)}
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         row["peak_rss_mb"] = round(rss, 1)
         row.update(meta)
