@@ -25,12 +25,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
-import subprocess
 import sys
 import time
+from pathlib import Path
 
-import numpy as np
 import torch
 
 from baselines.config import NetworkConfig
@@ -39,22 +37,15 @@ from baselines.rollout import DEFAULT_BLOCK_ROWS, collect_rollout, resolve_devic
 
 
 def _meta() -> dict:
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-        ).stdout.strip()
-    except OSError:
-        commit = ""
+    """bench_engine's machine, versions and commit, plus load, torch and CUDA."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_engine import _meta as engine_meta
+
     return {
-        "machine": platform.machine(),
-        "cpu_count": os.cpu_count(),
-        "affinity": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+        **engine_meta(),
         "loadavg_1m": round(os.getloadavg()[0], 2),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
         "torch": torch.__version__,
         "cuda": torch.cuda.is_available(),
-        "commit": commit,
     }
 
 

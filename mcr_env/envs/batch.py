@@ -38,6 +38,16 @@ AUTORESET_MODES = ("same_step", "next_step", "disabled")
 OBSERVE_MODES = ("all", "acting", "packed", "none")
 
 
+def check_modes(autoreset_mode: str, observe: str) -> None:
+    """Raise ValueError (listing the valid values) for an unknown autoreset or observe mode."""
+    if autoreset_mode not in AUTORESET_MODES:
+        raise ValueError(
+            f"autoreset_mode {autoreset_mode!r} not valid; valid: {', '.join(AUTORESET_MODES)}"
+        )
+    if observe not in OBSERVE_MODES:
+        raise ValueError(f"observe {observe!r} not valid; valid: {', '.join(OBSERVE_MODES)}")
+
+
 class MCRBatchEnv:
     """B MCR tables in lockstep, four agents (seats) each.
 
@@ -84,12 +94,7 @@ class MCRBatchEnv:
         observe: str = "all",
         first_game: int = 0,
     ):
-        if autoreset_mode not in AUTORESET_MODES:
-            raise ValueError(
-                f"autoreset_mode {autoreset_mode!r} not valid; valid: {', '.join(AUTORESET_MODES)}"
-            )
-        if observe not in OBSERVE_MODES:
-            raise ValueError(f"observe {observe!r} not valid; valid: {', '.join(OBSERVE_MODES)}")
+        check_modes(autoreset_mode, observe)
         self.engine = MCREngine(num_tables, config, first_game=first_game)
         self.num_tables = self.engine.batch_size
         self.config = self.engine.config

@@ -54,7 +54,7 @@ from mcr_env.engine.actions import NUM_ACTIONS
 from mcr_env.engine.config import RulesConfig
 from mcr_env.engine.state import GameState, Phase
 from mcr_env.engine.walls import check_walls
-from mcr_env.envs.batch import AUTORESET_MODES, OBSERVE_MODES, MCRBatchEnv
+from mcr_env.envs.batch import MCRBatchEnv, check_modes
 from mcr_env.rewards import RewardFunction, make_reward
 
 __all__ = ["ShardedBatchEnv", "WorkerError", "default_num_workers", "make_batch_env"]
@@ -360,12 +360,7 @@ class ShardedBatchEnv:
             raise TypeError(f"num_tables must be an int, got {type(num_tables).__name__}")
         if num_tables < 1:
             raise ValueError(f"num_tables must be >= 1, got {num_tables}")
-        if autoreset_mode not in AUTORESET_MODES:
-            raise ValueError(
-                f"autoreset_mode {autoreset_mode!r} not valid; valid: {', '.join(AUTORESET_MODES)}"
-            )
-        if observe not in OBSERVE_MODES:
-            raise ValueError(f"observe {observe!r} not valid; valid: {', '.join(OBSERVE_MODES)}")
+        check_modes(autoreset_mode, observe)
         if num_workers is None:
             num_workers = default_num_workers()
         if isinstance(num_workers, bool) or not isinstance(num_workers, (int, np.integer)):
