@@ -21,6 +21,7 @@ from mcr_env.engine import MCREngine
 from mcr_env.engine.records import GameRecorder, write_records
 from mcr_env.engine.render import render_record, render_table
 from mcr_env.envs.batch import OBSERVE_MODES, MCRBatchEnv
+from mcr_env.envs.sharded import ShardedBatchEnv, make_batch_env
 from mcr_env.pettingzoo import env as aec_env
 from mcr_env.pettingzoo import parallel_env
 
@@ -197,7 +198,7 @@ def test_pettingzoo_parallel(pair):
 
 
 # ------------------------------------------------------------------------------ batch env
-def play_batch(pairs, observe, **kwargs):
+def play_batch(pairs, observe, workers=0, **kwargs):
     """MCRBatchEnv with B = 2 * len(pairs) tables (pair i: world 0 at table 2i, world 1 at
     2i + 1), autoreset disabled. Per table, while it is live: to_act (who is asked), seat s's
     mask and observation as the observe mode gives it (packed: the seats of the table's rows in
@@ -205,7 +206,9 @@ def play_batch(pairs, observe, **kwargs):
     n = 2 * len(pairs)
     cfg = pairs[0].config
     assert all(p.config == cfg for p in pairs)
-    env = MCRBatchEnv(n, config=cfg, observe=observe, autoreset_mode="disabled", **kwargs)
+    env = make_batch_env(
+        n, workers, config=cfg, observe=observe, autoreset_mode="disabled", **kwargs
+    )
     walls = np.stack([p.walls[w] for p in pairs for w in (0, 1)])
     obs, _ = env.reset(walls=walls)
     pols = [p.policies() for p in pairs for _ in (0, 1)]
@@ -240,18 +243,24 @@ def play_batch(pairs, observe, **kwargs):
         for g in np.flatnonzero(live).tolist():
             logs[g].append((rew[g, seat[g]], term[g], info["settlement"][g].copy()))
         live &= ~term
+    if workers:
+        env.close()
     return logs
 
 
-@pytest.mark.parametrize("observe", OBSERVE_MODES)
-def test_batch_env_every_observe_mode(observe):
+@pytest.mark.parametrize(
+    "observe,workers", [(m, 0) for m in OBSERVE_MODES] + [("packed", 2), ("all", 2)]
+)
+def test_batch_env_every_observe_mode(observe, workers):
+    """MCRBatchEnv in every observe mode, and ShardedBatchEnv (2 worker processes)."""
     groups = {}
     for p in PAIRS:
         groups.setdefault(p.config, []).append(p)
+    name = "ShardedBatchEnv" if workers else "MCRBatchEnv"
     for pairs in groups.values():
-        logs = play_batch(pairs, observe)
+        logs = play_batch(pairs, observe, workers)
         for i, p in enumerate(pairs):
-            assert_same(logs[2 * i : 2 * i + 2], p, f"MCRBatchEnv(observe={observe!r})")
+            assert_same(logs[2 * i : 2 * i + 2], p, f"{name}(observe={observe!r})")
 
 
 # ------------------------------------------------------------------------------ Gymnasium
@@ -346,6 +355,9 @@ def test_multi_agent_envs_ask_every_seat_by_default():
     par.reset(seed=3)
     assert par._table.engine.config.claim_round == "all"
     assert MCRBatchEnv(2).engine.config.claim_round == "all"
+    sharded = ShardedBatchEnv(2, num_workers=1, claim_round="options")
+    assert sharded.config.claim_round == "options"
+    sharded.close()
     assert MCRBatchEnv(2, claim_round="options").engine.config.claim_round == "options"
     assert aec_env(claim_round="options").unwrapped._table.engine.config.claim_round == "options"
     assert parallel_env(claim_round="options")._table.engine.config.claim_round == "options"

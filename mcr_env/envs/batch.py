@@ -47,6 +47,33 @@ AUTORESET_MODES = ("same_step", "next_step", "disabled")
 OBSERVE_MODES = ("all", "acting", "packed", "none")
 
 
+def table_config(config: RulesConfig | None, claim_round: str) -> RulesConfig:
+    """The engine config of a multi-agent batch env: ``config`` (default ``RulesConfig()``)
+    with ``claim_round`` ("all" or "options", docs/rules.md §10) in place of its own.
+
+    Raises:
+        ValueError: unknown ``claim_round`` (the message lists the valid values).
+        TypeError: ``config`` is not a RulesConfig.
+    """
+    if claim_round not in CLAIM_ROUNDS:
+        raise ValueError(f"claim_round {claim_round!r} not valid; valid: {', '.join(CLAIM_ROUNDS)}")
+    if config is None:
+        config = RulesConfig()
+    elif not isinstance(config, RulesConfig):
+        raise TypeError(f"config must be a RulesConfig, got {type(config).__name__}")
+    return dataclasses.replace(config, claim_round=claim_round)
+
+
+def check_modes(autoreset_mode: str, observe: str) -> None:
+    """Raise ValueError (listing the valid values) for an unknown autoreset or observe mode."""
+    if autoreset_mode not in AUTORESET_MODES:
+        raise ValueError(
+            f"autoreset_mode {autoreset_mode!r} not valid; valid: {', '.join(AUTORESET_MODES)}"
+        )
+    if observe not in OBSERVE_MODES:
+        raise ValueError(f"observe {observe!r} not valid; valid: {', '.join(OBSERVE_MODES)}")
+
+
 class MCRBatchEnv:
     """B MCR tables in lockstep, four agents (seats) each.
 
@@ -68,6 +95,10 @@ class MCRBatchEnv:
             ``observation (N, C, 34)`` with ``games (N,)`` / ``seats (N,)`` giving the pairs in
             ``np.nonzero(to_act)`` order; the fastest) or ``"none"`` (no observation; call
             :meth:`observe`).
+        first_game: index of table 0 in a larger batch of which these tables are one shard
+            (seeded walls derive from ``first_game + b``; used by
+            :class:`mcr_env.envs.sharded.ShardedBatchEnv`, which runs the shards in worker
+            processes).
 
     Observation dict returned by ``reset``/``step``:
         ``observation`` ``(B, 4, C, 34) float32`` (absent with ``observe="none"``),
@@ -91,23 +122,11 @@ class MCRBatchEnv:
         autoreset_mode: str = "same_step",
         observe: str = "all",
         claim_round: str = "all",
+        first_game: int = 0,
     ):
-        if autoreset_mode not in AUTORESET_MODES:
-            raise ValueError(
-                f"autoreset_mode {autoreset_mode!r} not valid; valid: {', '.join(AUTORESET_MODES)}"
-            )
-        if observe not in OBSERVE_MODES:
-            raise ValueError(f"observe {observe!r} not valid; valid: {', '.join(OBSERVE_MODES)}")
-        if claim_round not in CLAIM_ROUNDS:
-            raise ValueError(
-                f"claim_round {claim_round!r} not valid; valid: {', '.join(CLAIM_ROUNDS)}"
-            )
-        if config is None:
-            config = RulesConfig()
-        elif not isinstance(config, RulesConfig):
-            raise TypeError(f"config must be a RulesConfig, got {type(config).__name__}")
-        config = dataclasses.replace(config, claim_round=claim_round)
-        self.engine = MCREngine(num_tables, config)
+        check_modes(autoreset_mode, observe)
+        config = table_config(config, claim_round)
+        self.engine = MCREngine(num_tables, config, first_game=first_game)
         self.num_tables = self.engine.batch_size
         self.config = self.engine.config
         self.encoder = get_encoder(encoder) if isinstance(encoder, str) else encoder
