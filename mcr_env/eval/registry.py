@@ -2,9 +2,11 @@
 
 :mod:`mcr_env` does not import the packages that define agents (DESIGN.md: baselines sit above
 the library). They register factories instead: :func:`register_agent` directly, or as an
-installed plugin, an entry point of group ``mcr_env.agents`` whose object is a function
-``register(register_agent)`` (``baselines`` declares ``baselines.agents:register`` in
-pyproject.toml). :func:`make_agent` loads the plugins the first time a spec is not found.
+installed plugin, an entry point of group :data:`mcr_env.envs.common.AGENT_SPEC_GROUP`
+(``mcr_env.agent_specs``, the group the envs' opponent specs use) whose object is a factory
+``factory(spec, seed) -> agent`` raising ValueError for specs it does not know (``baselines``
+declares ``baselines.agents:make_agent`` in pyproject.toml). :func:`make_agent` tries the
+registered specs first, then the plugin factories.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ Factory = Callable[[str, int], Any]
 
 _EXACT: dict[str, Factory] = {}
 _SUFFIX: dict[str, Factory] = {}
-_plugins_loaded = False
 
 
 def register_agent(spec: str, factory: Factory, *, suffix: bool = False) -> None:
@@ -34,15 +35,12 @@ def register_agent(spec: str, factory: Factory, *, suffix: bool = False) -> None
     (_SUFFIX if suffix else _EXACT)[spec] = factory
 
 
-def _load_plugins() -> None:
-    global _plugins_loaded
-    if _plugins_loaded:
-        return
-    _plugins_loaded = True
+def _plugins() -> list:
     from importlib.metadata import entry_points
 
-    for ep in entry_points(group="mcr_env.agents"):
-        ep.load()(register_agent)
+    from mcr_env.envs.common import AGENT_SPEC_GROUP
+
+    return list(entry_points(group=AGENT_SPEC_GROUP))
 
 
 def _lookup(spec: str) -> Factory | None:
@@ -55,9 +53,10 @@ def _lookup(spec: str) -> Factory | None:
 
 
 def registered_specs() -> list[str]:
-    """The registered specs (suffix specs as ``*<suffix>``), plugins loaded."""
-    _load_plugins()
-    return sorted(_EXACT) + [f"*{s}" for s in sorted(_SUFFIX)]
+    """The registered specs (suffix specs as ``*<suffix>``) and the plugin factories (as
+    ``plugin:<name>``)."""
+    plugins = [f"plugin:{ep.name}" for ep in _plugins()]
+    return sorted(_EXACT) + [f"*{s}" for s in sorted(_SUFFIX)] + plugins
 
 
 def make_agent(spec: str, seed: int = 0) -> Any:
@@ -68,9 +67,16 @@ def make_agent(spec: str, seed: int = 0) -> Any:
         Whatever the factory raises (e.g. FileNotFoundError for a missing checkpoint).
     """
     factory = _lookup(spec)
-    if factory is None:
-        _load_plugins()
-        factory = _lookup(spec)
-    if factory is None:
-        raise ValueError(f"unknown agent spec {spec!r}; valid: {', '.join(registered_specs())}")
-    return factory(spec, int(seed))
+    if factory is not None:
+        return factory(spec, int(seed))
+    errors = []
+    for ep in _plugins():
+        try:
+            return ep.load()(spec, int(seed))
+        except ValueError as e:
+            errors.append(f"{ep.name}: {e}")
+    known = ", ".join(sorted(_EXACT) + [f"*{s}" for s in sorted(_SUFFIX)]) or "none registered"
+    raise ValueError(
+        f"unknown agent spec {spec!r}; registered: {known}"
+        + (f"; plugins: {'; '.join(errors)}" if errors else "")
+    )
