@@ -156,3 +156,14 @@ def test_sb3_vecenv_follows_sb3_conventions():
             dones_seen += 1
         seat = ref_info["learner_seat"].copy()
     assert dones_seen > 5
+
+
+# ------------------------------------------------------------------ ecosystem checkers
+@pytest.mark.parametrize("kwargs", [{}, {"match": True}, {"opponents": "rule"}])
+def test_gymnasium_and_sb3_checkers_pass_as_shipped(kwargs):
+    """Reproducer: both checkers raised on the default env (a sampled, unmasked action)."""
+    from gymnasium.utils.env_checker import check_env
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    check_env(gym.make("mcr_env/MCR-v0", **kwargs).unwrapped)
+    sb3_check_env(gym.make("mcr_env/MCR-v0", **kwargs).unwrapped, warn=False)
