@@ -12,14 +12,12 @@ import pytest
 import mcr_env  # noqa: F401
 from baselines.agents import RuleBasedAgent
 from mcr_env.encoding import get_encoder
-from mcr_env.encoding.seat_view import SeatView
 from mcr_env.encoding.planes import make_reference
+from mcr_env.encoding.seat_view import SeatView
 from mcr_env.engine import MCREngine, RulesConfig
 from mcr_env.engine.core import PLAYER_AT_SEAT, match_hand_layout, table_points
 from mcr_env.envs.common import random_legal_actions
 from mcr_env.envs.gym_env import MCREnv, MCRVectorEnv
-
-WINDS = 4
 
 
 def _seat_of(player: int, hand: int) -> int:
