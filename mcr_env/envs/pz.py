@@ -60,7 +60,7 @@ class _Table:
     def __init__(self, config, encoder, reward, reward_kwargs, illegal_action, claim_round):
         from mcr_env.encoding import get_encoder
 
-        self.engine = MCREngine(1, _rules(config, illegal_action, claim_round))
+        self.engine = MCREngine(1, _rules(config, illegal_action, claim_round=claim_round))
         self.encoder = get_encoder(encoder) if isinstance(encoder, str) else encoder
         self.reward_fn = make_reward(reward, **(reward_kwargs or {}))
         self.started = False  # reset once: later resets continue the reward's match
