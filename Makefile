@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	$(PIP) install --quiet --upgrade pip
 	# CPU build from the local disk; an unpinned torch would pull a multi-GB CUDA build.
 	$(PIP) install --quiet torch==2.13.0
-	$(PIP) install --quiet -e ".[torch,pettingzoo,reference,sb3,tianshou,dev]"
+	$(PIP) install --quiet -e ".[torch,pettingzoo,reference,sb3,tianshou,dev,ray]"
 	touch $(STAMP)
 
 # The HTML viewer tests drive Debian's chromium (/usr/bin/chromium) through playwright; no
