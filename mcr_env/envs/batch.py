@@ -22,9 +22,10 @@ Who is asked (``claim_round``, docs/rules.md §10): by default (``claim_round="a
 non-discarder answers every discard and every other seat answers every BuGang's robbing window
 (a seat without an option gets a Pass-only mask), so ``to_act`` and every seat's observation
 (the phase it sees) depend only on what that seat may see. ``claim_round="options"`` is faster
-(fewer decisions, README "Speed") but asks only the seats that can claim and skips rounds nobody
-can claim: ``to_act`` and the observed phase then LEAK hidden hands (who holds a pair of the
-discard, who waits on a promoted kong's tile) to any agent that sees them.
+(fewer decisions, ``scripts/bench_engine.py --claim-round options all``) but asks only the
+seats that can claim and skips rounds nobody can claim: ``to_act`` and the observed phase then
+LEAK hidden hands (who holds a pair of the discard, who waits on a promoted kong's tile) to any
+agent that sees them.
 
 In match mode (``RulesConfig(match="match")``) a table terminates after its 16th hand; the
 per-hand settlement still arrives in ``info["settlement"]`` at every hand end, and

@@ -22,12 +22,12 @@ non-discarder answers every discard and every other seat answers every BuGang's 
 as at the Botzone judge; a seat without an option gets a Pass-only mask. So the turn order
 (``agent_selection``, the agents with a non-empty mask in the parallel env) and every
 observation depend only on what each seat may see. ``claim_round="options"`` is faster (fewer
-decisions; the cost is measured in the README's "Speed" table) but asks only the seats that
-can claim, and skips a round nobody can claim: the turn order then LEAKS hidden hands (which
-seat holds a pair of the discard, who waits on a promoted kong's tile), in the AEC order, in
-the parallel env's set of asked agents and in the phase every seat observes. Use it only where
-no agent learns from the order (e.g. self-play with a shared policy fed only its own
-decisions).
+decisions; ``scripts/bench_engine.py --paths env --claim-round options all`` measures it) but
+asks only the seats that can claim, and skips a round nobody can claim: the turn order then
+LEAKS hidden hands (which seat holds a pair of the discard, who waits on a promoted kong's
+tile), in the AEC order, in the parallel env's set of asked agents and in the phase every seat
+observes. Use it only where no agent learns from the order (e.g. self-play with a shared
+policy fed only its own decisions).
 
 Illegal actions: by default (``illegal_action=None`` -> ``config.illegal_action``, default
 "raise") an action outside the agent's ``action_mask`` raises ``ValueError`` naming the game,
