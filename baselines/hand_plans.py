@@ -837,3 +837,149 @@ def rule_decisions(
                 best_v = v
         res[row] = best_a
     return res
+
+
+NUM_FEATURES = 9
+"""Channels of :func:`rule_features`."""
+
+
+@njit(cache=True)
+def rule_features(
+    hand, meld_kind, meld_tile, visible, tile_in_play, claim_margin, sharpness, gc, gn, hon
+):
+    """The rule agent's evaluations as ``(N, NUM_FEATURES, 34) float32`` observation channels
+    (look-ahead features: what its plan values say about each option). Reads only what the
+    seat may see (its hand and melds, the visible counts, the public tile in play).
+
+    Channels (own turn = the seat holds 14 - 3m tiles; else a claim round on ``tile_in_play``):
+
+    0. own turn, per held tile t: hand value after discarding t / the best such value
+    1. own turn, per held tile t: best plan distance (penalty included) after discarding t / 10
+    2. per held tile t: :func:`danger` / 16
+    3. claim round, at the tile in play x: value after Peng on x and the best discard /
+       (``claim_margin`` x the current value), clipped to 0..4
+    4. claim round, at x: the same for a melded Gang on x (no discard)
+    5. claim round, at the middle tile of each chow containing x whose two other tiles are
+       held: the same for that Chi
+    6. own turn, at t: value after AnGang / BuGang of t / the best discard value, clipped 0..4
+    7. everywhere: the current best plan distance (penalty included) / 10
+    8. own turn: 1 at the rule agent's discard (value plus its tie-breaks), else 0
+    """
+    n_rows = hand.shape[0]
+    res = np.zeros((n_rows, NUM_FEATURES, 34), dtype=np.float32)
+    c = np.empty(34, dtype=np.int64)
+    vis = np.empty(34, dtype=np.int64)
+    mchow = np.zeros(5, dtype=np.int64)
+    mtile = np.zeros(5, dtype=np.int64)
+    out = np.empty(NUM_PLANS, dtype=np.int64)
+    rem = np.zeros(54, dtype=np.int64)
+    all_tiles = np.ones(34, dtype=np.bool_)
+    vals = np.zeros(34, dtype=np.float64)
+    for row in range(n_rows):
+        total = 0
+        for t in range(34):
+            c[t] = hand[row, t]
+            vis[t] = visible[row, t]
+            total += c[t]
+        m = 0
+        pung_at = np.zeros(34, dtype=np.bool_)
+        for slot in range(4):
+            k = meld_kind[row, slot]
+            if k == 1:
+                mchow[m] = 1
+                mtile[m] = meld_tile[row, slot] - 1
+                m += 1
+            elif k >= 2:
+                mchow[m] = 0
+                mtile[m] = meld_tile[row, slot]
+                if k == 2:
+                    pung_at[meld_tile[row, slot]] = True
+                m += 1
+        now = _min_distance(c, mchow, mtile, m, gc, gn, hon, out, rem)
+        for t in range(34):
+            res[row, 7, t] = now / 10.0
+            if c[t] > 0:
+                res[row, 2, t] = danger(c, vis, t) / 16.0
+        if total % 3 == 2:  # own turn
+            best = 0.0
+            best_score = -1.0
+            best_t = -1
+            for t in range(34):
+                vals[t] = 0.0
+                if c[t] <= 0:
+                    continue
+                c[t] -= 1
+                vals[t] = _hand_value(c, mchow, mtile, m, gc, gn, hon, out, rem, sharpness)
+                res[row, 1, t] = _min_distance(c, mchow, mtile, m, gc, gn, hon, out, rem) / 10.0
+                c[t] += 1
+                if vals[t] > best:
+                    best = vals[t]
+                score = vals[t] + 1e-4 * vis[t] + 1e-5 * (1.0 if t >= 27 else 0.0)
+                if score > best_score:
+                    best_score = score
+                    best_t = t
+            if best_t >= 0:
+                res[row, 8, best_t] = 1.0
+            if best > 0:
+                for t in range(34):
+                    res[row, 0, t] = vals[t] / best
+                for t in range(34):
+                    v = -1.0
+                    if c[t] == 4:
+                        c[t] -= 4
+                        mchow[m] = 0
+                        mtile[m] = t
+                        v = _hand_value(c, mchow, mtile, m + 1, gc, gn, hon, out, rem, sharpness)
+                        c[t] += 4
+                    elif pung_at[t] and c[t] >= 1:
+                        c[t] -= 1
+                        v = _hand_value(c, mchow, mtile, m, gc, gn, hon, out, rem, sharpness)
+                        c[t] += 1
+                    if v >= 0:
+                        res[row, 6, t] = min(v / best, 4.0)
+            continue
+        x = tile_in_play[row]
+        if x < 0:
+            continue
+        base = _hand_value(c, mchow, mtile, m, gc, gn, hon, out, rem, sharpness) * claim_margin
+        if base <= 0:
+            continue
+        if c[x] >= 2:
+            c[x] -= 2
+            mchow[m] = 0
+            mtile[m] = x
+            v, _ = _best_discard(
+                c, mchow, mtile, m + 1, vis, all_tiles, gc, gn, hon, out, rem, sharpness
+            )
+            c[x] += 2
+            res[row, 3, x] = min(max(v, 0.0) / base, 4.0)
+        if c[x] >= 3:
+            c[x] -= 3
+            mchow[m] = 0
+            mtile[m] = x
+            v = _hand_value(c, mchow, mtile, m + 1, gc, gn, hon, out, rem, sharpness)
+            c[x] += 3
+            res[row, 4, x] = min(v / base, 4.0)
+        if x < 27 and m < 4:
+            r = x % 9
+            for mid_r in range(max(1, r - 1), min(7, r + 1) + 1):
+                mid = x - r + mid_r
+                ok = True
+                for u in range(mid - 1, mid + 2):
+                    if u != x and c[u] <= 0:
+                        ok = False
+                if not ok:
+                    continue
+                for u in range(mid - 1, mid + 2):
+                    if u != x:
+                        c[u] -= 1
+                mchow[m] = 1
+                mtile[m] = mid - 1
+                v, _ = _best_discard(
+                    c, mchow, mtile, m + 1, vis, all_tiles, gc, gn, hon, out, rem, sharpness
+                )
+                for u in range(mid - 1, mid + 2):
+                    if u != x:
+                        c[u] += 1
+                res[row, 5, mid] = min(max(v, 0.0) / base, 4.0)
+    return res
