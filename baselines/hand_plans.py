@@ -661,6 +661,59 @@ def danger(c, visible, t):
 
 
 @njit(cache=True)
+def _load_melds(meld_kind, meld_tile, row, mchow, mtile, pung_at):
+    """Decode row ``row``'s SeatView meld slots into ``mchow`` / ``mtile`` (chows by their
+    lowest tile, kongs as pungs); ``pung_at[t]`` marks melded pungs (BuGang candidates).
+    Returns the number of melds."""
+    m = 0
+    for slot in range(4):
+        k = meld_kind[row, slot]
+        if k == 1:
+            mchow[m] = 1
+            mtile[m] = meld_tile[row, slot] - 1
+            m += 1
+        elif k >= 2:
+            mchow[m] = 0
+            mtile[m] = meld_tile[row, slot]
+            if k == 2:
+                pung_at[meld_tile[row, slot]] = True
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def _claim_value(kind, t, claimed, c, mchow, mtile, m, vis, gc, gn, hon, out, rem, sharpness):
+    """Value of the hand after a claim: Chi (kind 3, ``t`` middle tile, ``claimed`` the
+    discard) or Peng (kind 4) of ``t`` followed by the best discard, or a melded Gang (kind 5)
+    of ``t`` (no discard). ``c`` is restored."""
+    all_tiles = np.ones(34, dtype=np.bool_)
+    mchow[m] = 1 if kind == 3 else 0
+    mtile[m] = t - 1 if kind == 3 else t
+    if kind == 3:
+        for u in range(t - 1, t + 2):
+            if u != claimed:
+                c[u] -= 1
+        v, _ = _best_discard(
+            c, mchow, mtile, m + 1, vis, all_tiles, gc, gn, hon, out, rem, sharpness
+        )
+        for u in range(t - 1, t + 2):
+            if u != claimed:
+                c[u] += 1
+        return v
+    if kind == 4:
+        c[t] -= 2
+        v, _ = _best_discard(
+            c, mchow, mtile, m + 1, vis, all_tiles, gc, gn, hon, out, rem, sharpness
+        )
+        c[t] += 2
+        return v
+    c[t] -= 3
+    v = _hand_value(c, mchow, mtile, m + 1, gc, gn, hon, out, rem, sharpness)
+    c[t] += 3
+    return v
+
+
+@njit(cache=True)
 def rule_decisions(
     hand,
     meld_kind,
@@ -707,7 +760,7 @@ def rule_decisions(
     out = np.empty(NUM_PLANS, dtype=np.int64)
     rem = np.zeros(54, dtype=np.int64)
     playable = np.empty(34, dtype=np.bool_)
-    all_tiles = np.ones(34, dtype=np.bool_)
+    pung_at = np.zeros(34, dtype=np.bool_)
     for row in range(n_rows):
         legal = mask[row]
         if legal[_HU]:
@@ -728,17 +781,7 @@ def rule_decisions(
             vis[t] = visible[row, t]
             tot_visible += vis[t]
             playable[t] = legal[_PLAY + t]
-        m = 0
-        for slot in range(4):
-            k = meld_kind[row, slot]
-            if k == 1:
-                mchow[m] = 1
-                mtile[m] = meld_tile[row, slot] - 1
-                m += 1
-            elif k >= 2:
-                mchow[m] = 0
-                mtile[m] = meld_tile[row, slot]
-                m += 1
+        m = _load_melds(meld_kind, meld_tile, row, mchow, mtile, pung_at)
         late = defensive and tot_visible >= defend_visible
         has_play = False
         for t in range(34):
@@ -802,36 +845,24 @@ def rule_decisions(
             if not legal[a]:
                 continue
             kind = act_kind[a]
-            t = act_tile[a]
-            if kind == 3:  # Chi
-                claimed = chi_claimed_tile[a]
-                for u in range(t - 1, t + 2):
-                    if u != claimed:
-                        c[u] -= 1
-                mchow[m] = 1
-                mtile[m] = t - 1
-                v, _ = _best_discard(
-                    c, mchow, mtile, m + 1, vis, all_tiles, gc, gn, hon, out, rem, sharpness
-                )
-                for u in range(t - 1, t + 2):
-                    if u != claimed:
-                        c[u] += 1
-            elif kind == 4:  # Peng
-                c[t] -= 2
-                mchow[m] = 0
-                mtile[m] = t
-                v, _ = _best_discard(
-                    c, mchow, mtile, m + 1, vis, all_tiles, gc, gn, hon, out, rem, sharpness
-                )
-                c[t] += 2
-            elif kind == 5:  # Gang
-                c[t] -= 3
-                mchow[m] = 0
-                mtile[m] = t
-                v = _hand_value(c, mchow, mtile, m + 1, gc, gn, hon, out, rem, sharpness)
-                c[t] += 3
-            else:
+            if kind < 3 or kind > 5:  # only Chi (3), Peng (4), Gang (5) claim
                 continue
+            v = _claim_value(
+                kind,
+                act_tile[a],
+                chi_claimed_tile[a],
+                c,
+                mchow,
+                mtile,
+                m,
+                vis,
+                gc,
+                gn,
+                hon,
+                out,
+                rem,
+                sharpness,
+            )
             if v > best_v:
                 best_a = a
                 best_v = v
@@ -873,7 +904,7 @@ def rule_features(
     mtile = np.zeros(5, dtype=np.int64)
     out = np.empty(NUM_PLANS, dtype=np.int64)
     rem = np.zeros(54, dtype=np.int64)
-    all_tiles = np.ones(34, dtype=np.bool_)
+    pung_at = np.zeros(34, dtype=np.bool_)
     vals = np.zeros(34, dtype=np.float64)
     for row in range(n_rows):
         total = 0
@@ -881,20 +912,8 @@ def rule_features(
             c[t] = hand[row, t]
             vis[t] = visible[row, t]
             total += c[t]
-        m = 0
-        pung_at = np.zeros(34, dtype=np.bool_)
-        for slot in range(4):
-            k = meld_kind[row, slot]
-            if k == 1:
-                mchow[m] = 1
-                mtile[m] = meld_tile[row, slot] - 1
-                m += 1
-            elif k >= 2:
-                mchow[m] = 0
-                mtile[m] = meld_tile[row, slot]
-                if k == 2:
-                    pung_at[meld_tile[row, slot]] = True
-                m += 1
+        pung_at[:] = False
+        m = _load_melds(meld_kind, meld_tile, row, mchow, mtile, pung_at)
         now = _min_distance(c, mchow, mtile, m, gc, gn, hon, out, rem)
         for t in range(34):
             res[row, 7, t] = now / 10.0
@@ -945,20 +964,10 @@ def rule_features(
         if base <= 0:
             continue
         if c[x] >= 2:
-            c[x] -= 2
-            mchow[m] = 0
-            mtile[m] = x
-            v, _ = _best_discard(
-                c, mchow, mtile, m + 1, vis, all_tiles, gc, gn, hon, out, rem, sharpness
-            )
-            c[x] += 2
+            v = _claim_value(4, x, x, c, mchow, mtile, m, vis, gc, gn, hon, out, rem, sharpness)
             res[row, 3, x] = min(max(v, 0.0) / base, 4.0)
         if c[x] >= 3:
-            c[x] -= 3
-            mchow[m] = 0
-            mtile[m] = x
-            v = _hand_value(c, mchow, mtile, m + 1, gc, gn, hon, out, rem, sharpness)
-            c[x] += 3
+            v = _claim_value(5, x, x, c, mchow, mtile, m, vis, gc, gn, hon, out, rem, sharpness)
             res[row, 4, x] = min(v / base, 4.0)
         if x < 27 and m < 4:
             r = x % 9
@@ -968,18 +977,9 @@ def rule_features(
                 for u in range(mid - 1, mid + 2):
                     if u != x and c[u] <= 0:
                         ok = False
-                if not ok:
-                    continue
-                for u in range(mid - 1, mid + 2):
-                    if u != x:
-                        c[u] -= 1
-                mchow[m] = 1
-                mtile[m] = mid - 1
-                v, _ = _best_discard(
-                    c, mchow, mtile, m + 1, vis, all_tiles, gc, gn, hon, out, rem, sharpness
-                )
-                for u in range(mid - 1, mid + 2):
-                    if u != x:
-                        c[u] += 1
-                res[row, 5, mid] = min(max(v, 0.0) / base, 4.0)
+                if ok:
+                    v = _claim_value(
+                        3, mid, x, c, mchow, mtile, m, vis, gc, gn, hon, out, rem, sharpness
+                    )
+                    res[row, 5, mid] = min(max(v, 0.0) / base, 4.0)
     return res
