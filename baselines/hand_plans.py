@@ -661,6 +661,22 @@ def danger(c, visible, t):
 
 
 @njit(cache=True)
+def _scratch():
+    """Per-call work arrays of the row loops: counts, visible (34,) int64, meld is_chow / tile
+    (5,) int64, plan distances (NUM_PLANS,) int64, the zeroed ``rem`` (54,) int64 of
+    :func:`_plan_dist`, melded-pung flags (34,) bool."""
+    return (
+        np.empty(34, dtype=np.int64),
+        np.empty(34, dtype=np.int64),
+        np.zeros(5, dtype=np.int64),
+        np.zeros(5, dtype=np.int64),
+        np.empty(NUM_PLANS, dtype=np.int64),
+        np.zeros(54, dtype=np.int64),
+        np.zeros(34, dtype=np.bool_),
+    )
+
+
+@njit(cache=True)
 def _load_melds(meld_kind, meld_tile, row, mchow, mtile, pung_at):
     """Decode row ``row``'s SeatView meld slots into ``mchow`` / ``mtile`` (chows by their
     lowest tile, kongs as pungs); ``pung_at[t]`` marks melded pungs (BuGang candidates).
@@ -753,14 +769,8 @@ def rule_decisions(
     """
     n_rows = mask.shape[0]
     res = np.empty(n_rows, dtype=np.int64)
-    c = np.empty(34, dtype=np.int64)
-    vis = np.empty(34, dtype=np.int64)
-    mchow = np.zeros(5, dtype=np.int64)
-    mtile = np.zeros(5, dtype=np.int64)
-    out = np.empty(NUM_PLANS, dtype=np.int64)
-    rem = np.zeros(54, dtype=np.int64)
+    c, vis, mchow, mtile, out, rem, pung_at = _scratch()
     playable = np.empty(34, dtype=np.bool_)
-    pung_at = np.zeros(34, dtype=np.bool_)
     for row in range(n_rows):
         legal = mask[row]
         if legal[_HU]:
@@ -898,13 +908,7 @@ def rule_features(
     """
     n_rows = hand.shape[0]
     res = np.zeros((n_rows, NUM_FEATURES, 34), dtype=np.float32)
-    c = np.empty(34, dtype=np.int64)
-    vis = np.empty(34, dtype=np.int64)
-    mchow = np.zeros(5, dtype=np.int64)
-    mtile = np.zeros(5, dtype=np.int64)
-    out = np.empty(NUM_PLANS, dtype=np.int64)
-    rem = np.zeros(54, dtype=np.int64)
-    pung_at = np.zeros(34, dtype=np.bool_)
+    c, vis, mchow, mtile, out, rem, pung_at = _scratch()
     vals = np.zeros(34, dtype=np.float64)
     for row in range(n_rows):
         total = 0
