@@ -138,6 +138,22 @@ class PPOConfig:
     oracle_critic: bool = False
     """train a separate value network on ``oracle-v0`` (the policy reads its planes-v0
     channels, which come first; one encoder call gives both)."""
+    backend: str = "inprocess"
+    """where rollouts run: ``inprocess`` (this machine's batch env, sharded over
+    ``num_workers``) or ``ray`` (Ray actors, :mod:`baselines.distributed`)."""
+    num_workers: int = -1
+    """worker processes of the rollout env (``mcr_env.envs.sharded``): -1 = one per CPU this
+    process may use, 0 = in this process; ``backend: ray``: per actor (-1 = 0 there). Used for
+    pure self-play with the settlement reward and no oracle critic; rollouts against the pool,
+    with another reward or the oracle critic run in this process (``backend: inprocess``)."""
+    device: str = "auto"
+    """torch device of the learner and of the inferences (``auto`` = CUDA when present);
+    ``scripts/train.py`` uses the top-level ``device`` instead."""
+    ray_actors: int = 2
+    """``backend: ray``: rollout actors (the tables are split into one range per actor)."""
+    ray_address: str = ""
+    """``backend: ray``: ``ray.init(address=...)`` of an existing cluster (``auto`` on a cluster
+    node, ``ray://HEAD:10001``); empty = start a local Ray instance."""
 
 
 @dataclass(frozen=True)

@@ -109,23 +109,6 @@ class PolicyValueNet(nn.Module):
         return logits, values
 
 
-def resolve_device(spec: str = "auto") -> torch.device:
-    """``"auto"`` -> CUDA when available, else CPU; other specs as ``torch.device(spec)``.
-
-    Raises:
-        ValueError: an unknown device spec, or ``cuda`` requested without CUDA.
-    """
-    if spec == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    try:
-        dev = torch.device(spec)
-    except (RuntimeError, TypeError) as e:
-        raise ValueError(f"unknown device {spec!r}: {e}") from None
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device {spec!r} requested but CUDA is not available")
-    return dev
-
-
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Set illegal logits to :data:`MASKED_LOGIT`.
 

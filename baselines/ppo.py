@@ -20,6 +20,13 @@ One iteration of :func:`train_ppo`:
 4. **Update** (:func:`ppo_update`): ``update_epochs`` passes of clipped-surrogate PPO over
    shuffled minibatches with the *stored* masks, value loss (clipped optionally), entropy bonus.
 
+**Backends.** Pure self-play (``pool: [self]``) with the ``settlement`` reward and no oracle
+critic rolls out through :func:`baselines.rollout.collect_rollout` (batched inference, the
+same games for any split) on ``backend: inprocess`` (one batch env, sharded over
+``num_workers`` processes) or ``backend: ray`` (Ray actors, :mod:`baselines.distributed`);
+everything else (opponent pool, other rewards, the oracle critic) runs :func:`rollout` in
+this process.
+
 With ``oracle_critic`` the values come from a separate critic network reading the env's
 ``oracle-v0`` based observation (hidden hands and wall included), while the policy reads the
 channels of its own encoder (``planes-v0`` first; one encoder call gives both,
@@ -55,10 +62,12 @@ from baselines.network import PolicyValueNet, save_checkpoint
 __all__ = [
     "POOL_ENTRIES",
     "draw_lineups",
+    "final_rewards",
     "per_seat_gae",
     "policy_channels",
     "ppo_update",
     "rollout",
+    "sample_seed",
     "train_ppo",
 ]
 
@@ -229,6 +238,76 @@ def rollout(
     return out, points
 
 
+def sample_seed(gen: torch.Generator) -> int:
+    """One seed for :func:`baselines.rollout.counter_uniform` drawn from ``gen``."""
+    return int(torch.randint(0, 2**62, (1,), generator=gen).item())
+
+
+def final_rewards(key: np.ndarray, points: np.ndarray, scale: float) -> np.ndarray:
+    """``(T,) float32`` per-transition rewards of a settlement-only rollout: each sequence's
+    last transition gets ``points (B, 4)`` of its (game, seat) times ``scale``, others 0."""
+    reward = np.zeros(len(key), dtype=np.float32)
+    if len(key):
+        order = np.argsort(key, kind="stable")
+        ks = key[order]
+        last = np.ones(len(key), dtype=bool)
+        last[:-1] = ks[:-1] != ks[1:]
+        flat = points.reshape(-1)
+        reward[order[last]] = flat[ks[last]] * scale
+    return reward
+
+
+class _SelfPlayRollouts:
+    """The fast self-play backends: a batch env here (sharded over ``num_workers``) or Ray
+    actors, both through :func:`baselines.rollout.collect_rollout`."""
+
+    def __init__(self, net, cfg: PPOConfig, env: EnvConfig, dev: torch.device):
+        from mcr_env.engine.config import RulesConfig
+
+        rules = RulesConfig.from_dict(dict(env.rules))
+        self.dev = dev
+        self.env = self.ray = None
+        if cfg.backend == "inprocess":
+            from mcr_env.envs.sharded import default_num_workers, make_batch_env
+
+            workers = default_num_workers() if cfg.num_workers < 0 else cfg.num_workers
+            self.env = make_batch_env(
+                cfg.num_envs,
+                workers,
+                config=rules,
+                encoder=env.encoder,
+                reward="settlement",
+                autoreset_mode="disabled",
+                observe="packed",
+                copy_obs=False,
+            )
+        else:
+            from baselines.distributed import RayRollouts
+
+            self.ray = RayRollouts(
+                cfg.num_envs,
+                net,
+                {"config": rules, "encoder": env.encoder},
+                num_actors=cfg.ray_actors,
+                workers_per_actor=max(cfg.num_workers, 0),
+                address=cfg.ray_address or None,
+                device=str(dev),
+            )
+
+    def collect(self, net, seed: int, sample: int):
+        """``(buffer, points, winners)`` of one batch of hands."""
+        from baselines.rollout import collect_rollout
+
+        if self.ray is not None:
+            return self.ray.collect(net, seed, sample)
+        return collect_rollout(net, self.env, seed, sample, self.dev)
+
+    def close(self) -> None:
+        for x in (self.env, self.ray):
+            if x is not None and hasattr(x, "close"):
+                x.close()
+
+
 def per_seat_gae(
     key: np.ndarray, value: np.ndarray, reward: np.ndarray, gamma: float, gae_lambda: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -357,7 +436,7 @@ def train_ppo(
     writer=None,
     checkpoint_dir: str | Path | None = None,
     progress: bool = True,
-    device: torch.device | str = "cpu",
+    device: torch.device | str | None = None,
     callback: Callable[[int, PolicyValueNet], None] | None = None,
 ) -> dict:
     """Train ``net`` in place with PPO against the pool; returns summary statistics.
@@ -370,29 +449,64 @@ def train_ppo(
         seed: root seed (deals ``seed * 100_003 + iteration``, pool draws, action sampling).
         writer: optional TensorBoard ``SummaryWriter``.
         checkpoint_dir: where ``ppo_<iteration>.pt`` checkpoints go (None = no checkpoints).
+        device: torch device of ``net`` (None = ``cfg.device``).
         callback: called as ``callback(iteration, net)`` after every iteration (e.g. the
             learning-curve evaluation of :mod:`baselines.train`).
 
     Raises:
-        ValueError: ``cfg.iterations < 0``, ``cfg.num_envs < 1``, a bad pool.
+        ValueError: ``cfg.iterations < 0``, ``cfg.num_envs < 1``, a bad pool, an unknown
+            ``cfg.backend``, or ``backend: ray`` with a pool, another reward or the oracle
+            critic (those roll out in this process).
     """
-    from baselines.agents import TorchPolicyAgent
+    from baselines.rollout import resolve_device
     from mcr_env.engine.config import RulesConfig
     from mcr_env.envs.batch import MCRBatchEnv
 
     if cfg.iterations < 0 or cfg.num_envs < 1:
         raise ValueError(f"iterations must be >= 0 and num_envs >= 1, got {cfg}")
+    if cfg.backend not in ("inprocess", "ray"):
+        raise ValueError(f"ppo.backend {cfg.backend!r} not valid; valid: inprocess, ray")
     draw_lineups(tuple(cfg.pool), tuple(cfg.pool_weights), 1, np.random.default_rng(0))
-    device = torch.device(device)
+    fast = (
+        tuple(cfg.pool) == ("self",)
+        and not cfg.oracle_critic
+        and env.reward == "settlement"
+        and not env.reward_kwargs
+    )
+    if cfg.backend == "ray" and not fast:
+        raise ValueError(
+            "ppo.backend ray runs pure self-play with the settlement reward only; use "
+            "backend: inprocess for ppo.pool, env.reward or ppo.oracle_critic"
+        )
+    device = resolve_device(cfg.device) if device is None else torch.device(device)
     gen = torch.Generator().manual_seed(seed)
     rng = np.random.default_rng(seed)
     env_encoder = env.encoder
-    critic = None
     if cfg.oracle_critic:
         env_encoder = env.encoder.replace("planes-v0", "oracle-v0", 1)
     pol_idx = policy_channels(env_encoder, env.encoder)
     if len(pol_idx) == 0 or env_encoder == env.encoder:
         pol_idx = None
+    if fast:
+        net.to(device)
+        backend = _SelfPlayRollouts(net, cfg, env, device)
+        try:
+            return _iterations(
+                net,
+                cfg,
+                env,
+                seed,
+                writer,
+                checkpoint_dir,
+                progress,
+                device,
+                callback,
+                gen,
+                rng,
+                backend=backend,
+            )
+        finally:
+            backend.close()
     batch_env = MCRBatchEnv(
         cfg.num_envs,
         config=RulesConfig.from_dict(dict(env.rules)),
@@ -402,8 +516,91 @@ def train_ppo(
         autoreset_mode="disabled",
         observe="packed",
     )
+    return _iterations(
+        net,
+        cfg,
+        env,
+        seed,
+        writer,
+        checkpoint_dir,
+        progress,
+        device,
+        callback,
+        gen,
+        rng,
+        batch_env=batch_env,
+        pol_idx=pol_idx,
+        env_encoder=env_encoder,
+    )
+
+
+def _pool_rollout(
+    net,
+    cfg,
+    env,
+    seed,
+    iteration,
+    deal,
+    gen,
+    rng,
+    batch_env,
+    opponents,
+    past_net,
+    critic,
+    pol_idx,
+    device,
+):
+    """One in-process rollout against lineups drawn from the pool: ``(buffer, points,
+    winners (B,), learner (B, 4) bool)``."""
+    from baselines.agents import TorchPolicyAgent
+
+    pool = tuple(cfg.pool)
+    entry, learner = draw_lineups(pool, tuple(cfg.pool_weights), cfg.num_envs, rng)
+    agents = [
+        TorchPolicyAgent(past_net, greedy=False, seed=seed + iteration, name="pool-past")
+        if e == "past"
+        else opponents[k]
+        for k, e in enumerate(pool)
+    ]
+    table_opp = np.where(np.array([pool[e] == "self" for e in entry]), -1, entry)
+    buf, points = rollout(
+        net,
+        batch_env,
+        deal,
+        gen,
+        learner,
+        agents,
+        table_opp,
+        critic,
+        pol_idx,
+        env.reward_scale,
+        device,
+    )
+    return buf, points, batch_env.engine.state.winner.copy(), learner
+
+
+def _iterations(
+    net,
+    cfg,
+    env,
+    seed,
+    writer,
+    checkpoint_dir,
+    progress,
+    device,
+    callback,
+    gen,
+    rng,
+    backend=None,
+    batch_env=None,
+    pol_idx=None,
+    env_encoder=None,
+) -> dict:
+    """The iterations of :func:`train_ppo`: ``backend`` (fast self-play) or the in-process
+    pool rollouts on ``batch_env``."""
+    critic = None
     params = list(net.parameters())
-    if cfg.oracle_critic:
+    if cfg.oracle_critic and batch_env is not None:
         critic = PolicyValueNet(batch_env.encoder.num_channels, net.config, encoder=env_encoder)
         critic.to(device).eval()
         params += list(critic.parameters())
@@ -421,31 +618,31 @@ def train_ppo(
             frac = 1.0 - (iteration - 1.0) / cfg.iterations
             optimizer.param_groups[0]["lr"] = frac * cfg.lr
         # ---- rollout: complete hands against the drawn lineups
-        entry, learner = draw_lineups(pool, tuple(cfg.pool_weights), cfg.num_envs, rng)
-        agents = [
-            TorchPolicyAgent(past_net, greedy=False, seed=seed + iteration, name="pool-past")
-            if e == "past"
-            else opponents[k]
-            for k, e in enumerate(pool)
-        ]
-        table_opp = np.where(np.array([pool[e] == "self" for e in entry]), -1, entry)
-        buf, points = rollout(
-            net,
-            batch_env,
-            seed * 100_003 + iteration,
-            gen,
-            learner,
-            agents,
-            table_opp,
-            critic,
-            pol_idx,
-            env.reward_scale,
-            device,
-        )
+        deal = seed * 100_003 + iteration
+        if backend is not None:
+            buf, points, winners = backend.collect(net, deal, sample_seed(gen))
+            buf["reward"] = final_rewards(buf["key"], points, env.reward_scale)
+            learner = np.ones(points.shape, dtype=bool)
+        else:
+            buf, points, winners, learner = _pool_rollout(
+                net,
+                cfg,
+                env,
+                seed,
+                iteration,
+                deal,
+                gen,
+                rng,
+                batch_env,
+                opponents,
+                past_net,
+                critic,
+                pol_idx,
+                device,
+            )
         t = len(buf["action"])
         global_step += t
         adv, ret = per_seat_gae(buf["key"], buf["value"], buf["reward"], cfg.gamma, cfg.gae_lambda)
-        winners = batch_env.engine.state.winner
         won = winners >= 0
         win_pts = points[np.nonzero(won)[0], winners[won]] if won.any() else np.zeros(0)
         losses = ppo_update(net, optimizer, buf, adv, ret, cfg, rng, critic, pol_idx, device)

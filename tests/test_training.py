@@ -11,7 +11,8 @@ import baselines.features  # noqa: F401  (registers planes-v0+rule-v0)
 from baselines.agents import RuleBasedAgent
 from baselines.bc import KINDS, collect_demonstrations, decision_kinds, split_by_hand
 from baselines.config import EnvConfig, NetworkConfig, PPOConfig, load_config
-from baselines.network import PolicyValueNet, resolve_device
+from baselines.network import PolicyValueNet
+from baselines.rollout import resolve_device
 from baselines.ppo import draw_lineups, policy_channels, rollout, train_ppo
 from mcr_env.encoding import get_encoder
 from mcr_env.engine.core import MCREngine
@@ -25,9 +26,7 @@ def test_device_auto_is_cpu_without_cuda():
     assert not torch.cuda.is_available()  # the CI machine has no GPU
     assert resolve_device("auto") == torch.device("cpu")
     assert resolve_device("cpu") == torch.device("cpu")
-    with pytest.raises(ValueError, match="CUDA is not available"):
-        resolve_device("cuda")
-    with pytest.raises(ValueError, match="unknown device"):
+    with pytest.raises(ValueError, match="not valid"):
         resolve_device("tpu-9")
     for name in ("default.yaml", "smoke.yaml", "eval.yaml"):
         assert load_config(ROOT / "configs" / name).device == "auto"
