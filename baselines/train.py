@@ -180,8 +180,8 @@ def run(cfg: RunConfig, progress: bool = True) -> dict:
 
     import baselines.features  # noqa: F401  (registers planes-v0+rule-v0)
     from baselines.bc import collect_demonstrations, train_bc
-    from baselines.rollout import resolve_device
     from baselines.ppo import train_ppo
+    from baselines.rollout import resolve_device
     from mcr_env.encoding import get_encoder
     from mcr_env.eval import difference, json_safe, results_table, write_results
 

@@ -12,8 +12,8 @@ from baselines.agents import RuleBasedAgent
 from baselines.bc import KINDS, collect_demonstrations, decision_kinds, split_by_hand
 from baselines.config import EnvConfig, NetworkConfig, PPOConfig, load_config
 from baselines.network import PolicyValueNet
-from baselines.rollout import resolve_device
 from baselines.ppo import draw_lineups, policy_channels, rollout, train_ppo
+from baselines.rollout import resolve_device
 from mcr_env.encoding import get_encoder
 from mcr_env.engine.core import MCREngine
 from mcr_env.eval.play import play_games
