@@ -169,12 +169,47 @@ def plot_curve(curve: list[dict], path: str | Path) -> Path:
     return Path(path)
 
 
-def run(cfg: RunConfig, progress: bool = True) -> dict:
-    """Run the whole job for ``cfg``; returns ``{"run_dir", "results", "meta"}``.
+def validate(cfg: RunConfig) -> None:
+    """Check what :func:`run` would otherwise find wrong only after creating the run directory
+    (the encoder id, the engine rules, the evaluation opponents and seat permutations, the
+    selection and report wall blocks).
 
     Raises:
-        ValueError: ``eval.selection_block == eval.report_block`` (selection and report walls
-            must be disjoint), an unknown opponent or device.
+        ValueError / TypeError: the first bad value, naming its config key.
+    """
+    import baselines.features  # noqa: F401  (registers planes-v0+rule-v0)
+    from mcr_env.encoding import get_encoder
+    from mcr_env.engine.config import RulesConfig
+    from mcr_env.eval import seat_permutations
+
+    for key, check in (
+        ("env.encoder", lambda: get_encoder(cfg.env.encoder)),
+        ("env.rules", lambda: RulesConfig.from_dict(dict(cfg.env.rules))),
+        ("eval.permutations", lambda: seat_permutations(cfg.eval.permutations)),
+    ):
+        try:
+            check()
+        except (TypeError, ValueError, KeyError) as e:
+            raise type(e)(f"config {key}: {e}") from e
+    for name in cfg.eval.opponents:
+        if name not in ("random", "rule", "rule-defensive"):
+            raise ValueError(
+                f"config eval.opponents: unknown opponent {name!r}; valid: random, rule, "
+                "rule-defensive"
+            )
+    if cfg.eval.selection_block == cfg.eval.report_block:
+        raise ValueError(
+            "config eval.selection_block and eval.report_block must differ (selection and "
+            f"report walls must be disjoint), both {cfg.eval.report_block}"
+        )
+
+
+def run(cfg: RunConfig, progress: bool = True) -> dict:
+    """Run the whole job for ``cfg``; returns ``{"run_dir", "results", "meta", "curve"}``.
+    The config is checked (:func:`validate`) before anything is written.
+
+    Raises:
+        ValueError / TypeError: see :func:`validate`; an unknown device.
     """
     from torch.utils.tensorboard import SummaryWriter
 
@@ -185,12 +220,7 @@ def run(cfg: RunConfig, progress: bool = True) -> dict:
     from mcr_env.encoding import get_encoder
     from mcr_env.eval import difference, json_safe, results_table, write_results
 
-    if cfg.eval.selection_block == cfg.eval.report_block:
-        raise ValueError(
-            f"eval.selection_block and eval.report_block must differ, both {cfg.eval.report_block}"
-        )
-    for o in cfg.eval.opponents:
-        _opponent(o, 0)
+    validate(cfg)
     t_start = time.time()
     seed_everything(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
