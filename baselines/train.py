@@ -114,6 +114,7 @@ def evaluate_policy(
                 seed=cfg.seed + 10_000,
                 wall_offset=block * BLOCK_SIZE,
                 batch_size=cfg.eval.batch_size,
+                num_workers=cfg.eval.num_workers,
                 rules=rules,
                 encoder=encoder,
                 progress=progress,
