@@ -1,11 +1,19 @@
-"""Engine throughput with uniformly random legal actions (DESIGN.md "Performance").
+"""Engine and env throughput under a play policy (DESIGN.md "Performance").
 
-Prints one JSON line per batch size with ``batch``, ``hands_per_s`` (complete hands per second),
-``decisions_per_s`` (acting (game, seat) pairs answered per second), ``peak_rss_mb`` and the
-machine, versions and git commit. Random actions are drawn batched from the legal masks (only
-for the acting rows). Run on one core, e.g.::
+Prints one JSON line per (path, policy, batch size) with ``batch``, ``policy``, ``hands_per_s``
+(complete hands per second), ``decisions_per_s`` (acting (game, seat) pairs answered per
+second), ``peak_rss_mb`` and the machine, versions and git commit. Policies (actions of the
+acting rows only, computed batched; their cost is inside the timing):
 
-    taskset -c 0 .venv/bin/python scripts/bench_engine.py --batch 1 64 1024 --seconds 10
+* ``uniform``: a uniformly random legal action;
+* ``greedy``: Hu whenever legal, any claim taken (Gang over Peng over Chi), and otherwise the
+  discard leaving the lowest shanten (:func:`mcr_env.scoring.shanten.shanten_batch` over the
+  legal discards; ties to the lowest tile): realistic play that reaches the scoring paths.
+
+Run on one core, e.g.::
+
+    taskset -c 0 .venv/bin/python scripts/bench_engine.py --batch 1 64 1024 4096 \
+        --policy uniform greedy --paths engine env --seconds 10
 """
 
 from __future__ import annotations
@@ -22,7 +30,9 @@ import time
 import numpy as np
 
 from mcr_env.engine import MCREngine, RulesConfig
+from mcr_env.engine.actions import CHI_OFFSET, HU, NUM_ACTIONS, PASS, PLAY_OFFSET
 from mcr_env.engine.sampling import sample_legal_actions
+from mcr_env.scoring.shanten import shanten_batch
 
 
 def _meta() -> dict:
@@ -52,6 +62,57 @@ def random_legal_actions(legal: np.ndarray, to_act: np.ndarray, rng) -> np.ndarr
     return sample_legal_actions(legal, rng, to_act)
 
 
+def greedy_actions(
+    legal: np.ndarray, to_act: np.ndarray, hands: np.ndarray, n_melds: np.ndarray
+) -> np.ndarray:
+    """``(B, 4) int64``: the ``greedy`` policy for each acting seat (0 elsewhere).
+
+    Args:
+        legal: ``(B, 4, 235) bool`` legal masks; to_act: ``(B, 4) bool``;
+        hands: ``(B, 4, 34)`` concealed counts of the seats (the acting seat's own hand: no
+            hidden information is used); n_melds: ``(B, 4)`` melds per seat.
+
+    Hu if legal; else the highest legal claim or kong id other than a discard (Gang/AnGang/
+    BuGang > Peng > Chi); else the legal discard leaving the lowest shanten (lowest tile on
+    ties). A seat with only Pass passes.
+    """
+    out = np.zeros(to_act.shape, dtype=np.int64)
+    g, s = np.nonzero(to_act)
+    if g.size == 0:
+        return out
+    m = legal[g, s]  # (n, 235)
+    act = np.zeros(g.size, dtype=np.int64)
+    claims = m[:, CHI_OFFSET:]
+    has_claim = claims.any(axis=1)
+    # highest legal id among Chi..BuGang: argmax over the reversed slice
+    last = NUM_ACTIONS - 1 - claims[:, ::-1].argmax(axis=1)
+    act[has_claim] = last[has_claim]
+    plays = m[:, PLAY_OFFSET:CHI_OFFSET]
+    need = np.nonzero(~has_claim & plays.any(axis=1))[0]
+    if need.size:
+        ok = plays[need]
+        r, t = np.nonzero(ok)  # one candidate hand per legal discard
+        cand = hands[g[need][r], s[need][r]].astype(np.int64)
+        cand[np.arange(r.size), t] -= 1
+        sh = np.full(ok.shape, 99, dtype=np.int64)
+        sh[r, t] = shanten_batch(cand, n_melds[g[need][r], s[need][r]].astype(np.int64))
+        act[need] = PLAY_OFFSET + sh.argmin(axis=1)
+    act[m[:, HU]] = HU
+    only_pass = ~m[:, 1:].any(axis=1)
+    act[only_pass] = PASS
+    out[g, s] = act
+    return out
+
+
+def _policy(name: str, rng):
+    """``act(legal, to_act, state) -> (B, 4) int64`` of policy ``name`` (uniform or greedy)."""
+    if name == "uniform":
+        return lambda legal, to_act, state: random_legal_actions(legal, to_act, rng)
+    if name == "greedy":
+        return lambda legal, to_act, state: greedy_actions(legal, to_act, state.hand, state.n_melds)
+    raise ValueError(f"unknown policy {name!r}; valid: uniform, greedy")
+
+
 def _rates(hands: int, decisions: int, t0: float, c0: float) -> dict:
     """Timing keys of a bench row, measured from ``t0`` (``time.perf_counter``) and ``c0``
     (``time.process_time``) to now: ``seconds``, ``hands_per_s``, ``decisions_per_s`` (wall
@@ -67,20 +128,24 @@ def _rates(hands: int, decisions: int, t0: float, c0: float) -> dict:
     }
 
 
-def bench_engine(batch: int, seconds: float, layout: str = "official", seed: int = 0) -> dict:
-    """Run random legal play on ``batch`` games for about ``seconds``; autoreset finished games.
+def bench_engine(
+    batch: int, seconds: float, layout: str = "official", seed: int = 0, policy: str = "uniform"
+) -> dict:
+    """Play ``policy`` on ``batch`` games for about ``seconds``; autoreset finished games.
 
     Returns:
-        dict with ``batch``, ``layout``, ``hands``, ``decisions``, ``steps``, ``seconds``,
+        dict with ``batch``, ``layout``, ``policy``, ``hands``, ``decisions``, ``steps``,
+        ``seconds``,
         ``hands_per_s``, ``decisions_per_s`` (wall clock) and ``cpu_seconds``,
         ``hands_per_cpu_s`` (process CPU time: the fair figure on a shared machine).
     """
     eng = MCREngine(batch, RulesConfig(wall_layout=layout))
     eng.reset(seed=seed)
     rng = np.random.default_rng(seed)
+    act = _policy(policy, rng)
     # warm-up (table builds, first allocations)
     for _ in range(20):
-        eng.step(random_legal_actions(eng.legal_mask, eng.to_act, rng))
+        eng.step(act(eng.legal_mask, eng.to_act, eng.state))
         if eng.terminated.any():
             eng.reset(games=eng.terminated.copy())
     hands = decisions = steps = 0
@@ -88,7 +153,7 @@ def bench_engine(batch: int, seconds: float, layout: str = "official", seed: int
     c0 = time.process_time()
     while True:
         decisions += int(eng.to_act.sum())
-        eng.step(random_legal_actions(eng.legal_mask, eng.to_act, rng))
+        eng.step(act(eng.legal_mask, eng.to_act, eng.state))
         steps += 1
         hands += int(eng.hand_over.sum())
         if eng.terminated.any():
@@ -98,6 +163,7 @@ def bench_engine(batch: int, seconds: float, layout: str = "official", seed: int
     return {
         "batch": batch,
         "layout": layout,
+        "policy": policy,
         "hands": hands,
         "decisions": decisions,
         "steps": steps,
@@ -105,10 +171,12 @@ def bench_engine(batch: int, seconds: float, layout: str = "official", seed: int
     }
 
 
-def bench_env(batch: int, seconds: float, layout: str = "official", seed: int = 0) -> dict:
+def bench_env(
+    batch: int, seconds: float, layout: str = "official", seed: int = 0, policy: str = "uniform"
+) -> dict:
     """The RL path: :class:`mcr_env.envs.batch.MCRBatchEnv` (planes-v0 observations of the
     acting seats (``observe="packed"``), masks, settlement rewards, same-step autoreset)
-    under random legal play.
+    under ``policy`` (greedy reads the acting seats' own hands from the env's engine).
 
     Returns:
         dict like :func:`bench_engine` (``hands_per_s``, ``decisions_per_s``,
@@ -120,14 +188,16 @@ def bench_env(batch: int, seconds: float, layout: str = "official", seed: int = 
     env = MCRBatchEnv(batch, RulesConfig(wall_layout=layout), observe="packed")
     obs, _ = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
+    act = _policy(policy, rng)
+    st = env.engine.state
     for _ in range(20):
-        obs, *_ = env.step(random_legal_actions(obs["action_mask"], obs["to_act"], rng))
+        obs, *_ = env.step(act(obs["action_mask"], obs["to_act"], st))
     hands = decisions = steps = 0
     t0 = time.perf_counter()
     c0 = time.process_time()
     while True:
         decisions += int(obs["to_act"].sum())
-        obs, _, _, _, info = env.step(random_legal_actions(obs["action_mask"], obs["to_act"], rng))
+        obs, _, _, _, info = env.step(act(obs["action_mask"], obs["to_act"], st))
         steps += 1
         hands += int(info["hand_over"].sum())
         if steps % 16 == 0 and time.perf_counter() - t0 >= seconds:
@@ -135,6 +205,7 @@ def bench_env(batch: int, seconds: float, layout: str = "official", seed: int = 
     return {
         "batch": batch,
         "layout": layout,
+        "policy": policy,
         "encoder": env.encoder.id,
         "hands": hands,
         "decisions": decisions,
@@ -146,7 +217,8 @@ def bench_env(batch: int, seconds: float, layout: str = "official", seed: int = 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024])
+    ap.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024, 4096])
+    ap.add_argument("--policy", nargs="+", default=["uniform"], choices=["uniform", "greedy"])
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--layout", default="official", choices=["official", "botzone"])
     ap.add_argument("--seed", type=int, default=0)
@@ -161,12 +233,16 @@ def main(argv: list[str] | None = None) -> None:
     meta = _meta()
     benches = {"engine": bench_engine, "env": bench_env}
     for path in args.paths:
-        for b in args.batch:
-            row = {"bench": path, **benches[path](b, args.seconds, args.layout, args.seed)}
-            rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            row["peak_rss_mb"] = round(rss, 1)
-            row.update(meta)
-            print(json.dumps(row), flush=True)
+        for policy in args.policy:
+            for b in args.batch:
+                row = {
+                    "bench": path,
+                    **benches[path](b, args.seconds, args.layout, args.seed, policy),
+                }
+                rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+                row["peak_rss_mb"] = round(rss, 1)  # process peak so far (this and earlier rows)
+                row.update(meta)
+                print(json.dumps(row), flush=True)
 
 
 if __name__ == "__main__":
