@@ -20,7 +20,7 @@ from mcr_env.engine import (
     seeded_walls,
     table_points,
 )
-from mcr_env.engine.handshape import complete_with, may_wait, summarize
+from mcr_env.engine.kernels import SUIT_TABLE, complete_rows
 from mcr_env.engine.walls import check_walls
 from mcr_env.scoring import Fan
 from mcr_env.scoring.shanten import complete_mask
@@ -255,25 +255,20 @@ def _waiting_hands(rng, n_random=6000, n_built=6000):
     return np.array(rows, dtype=np.int8), np.array(melds)
 
 
-def test_incremental_completeness_matches_complete_mask():
+def test_compiled_completeness_matches_complete_mask():
+    """The engine kernel's shape test equals the scorer layer's complete_mask on waiting hands
+    plus every tile (all forms: regular, Seven Pairs, Thirteen Orphans, knitted forms)."""
     rng = np.random.default_rng(0)
     c13, n13 = _waiting_hands(rng)
-    summary = summarize(c13)
-    planes, _, sums, hp = summary
-    waits = may_wait(planes, sums, hp, n13)
-    assert waits.mean() < 0.6
     hits = 0
     for t in range(34):
-        tile = np.full(len(c13), t)
         ok = c13[:, t] < 4
         c14 = c13[ok].copy()
         c14[:, t] += 1
         want = complete_mask(c14, n13[ok])
-        got, uncertain = complete_with(*(x[ok] for x in summary), n13[ok], tile[ok])
-        # exact where certain; uncertain rows are the only ones left to the exact test
-        np.testing.assert_array_equal(got | (uncertain & want), want)
-        assert not (got & uncertain).any()
-        assert not (want & ~waits[ok]).any()  # may_wait never skips a real wait
+        got = np.zeros(len(c14), dtype=bool)
+        complete_rows(c14, n13[ok].astype(np.int64), SUIT_TABLE, got)
+        np.testing.assert_array_equal(got, want)
         hits += int(want.sum())
     assert hits > 3000
 
