@@ -82,7 +82,7 @@ _E_EXHAUSTIVE = int(EndReason.EXHAUSTIVE)
 _KIND = ACTION_KIND.astype(np.int64)
 _TILE = ACTION_TILE.astype(np.int64)
 _POW5 = 5 ** np.arange(9, dtype=np.int64)
-_ORPHAN13 = np.array([0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33], dtype=np.int64)
+_ORPHAN13 = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
 
 
 def _knitted_rows() -> np.ndarray:
@@ -96,6 +96,19 @@ def _knitted_rows() -> np.ndarray:
 
 
 _KNITTED = _knitted_rows()
+
+
+def _bits(tiles) -> np.uint64:
+    out = 0
+    for t in tiles:
+        out |= 1 << int(t)
+    return np.uint64(out)
+
+
+_KNITTED_BITS = np.array([_bits(row) for row in _KNITTED], dtype=np.uint64)
+_HONOR_BITS = _bits(range(27, 34))
+_SIMPLES_BITS = _bits([t for t in range(27) if t % 9 not in (0, 8)])
+_ORPHANS_BITS = _bits(_ORPHAN13)
 
 
 def _build_suit_table() -> np.ndarray:
@@ -138,6 +151,12 @@ SUIT_TABLE = _build_suit_table()
 def _regular(h, suit_table):
     """Sets and exactly one pair (any number of sets): ``h (34,)`` counts of 3k + 2 tiles."""
     pairs = 0
+    for t in range(27, 34):
+        c = h[t]
+        if c == 1 or c == 4:
+            return False
+        if c == 2:
+            pairs += 1
     for s in range(3):
         key = 0
         size = 0
@@ -156,78 +175,51 @@ def _regular(h, suit_table):
             if bits & 2 == 0:
                 return False
             pairs += 1
-    for t in range(27, 34):
-        c = h[t]
-        if c == 1 or c == 4:
-            return False
-        if c == 2:
-            pairs += 1
     return pairs == 1
 
 
 @njit(cache=True, nogil=True)
 def is_complete(h, n_melds, suit_table):
-    """Whether concealed counts ``h (34,)`` (14 - 3 * n_melds tiles, the winning tile
-    included) complete the hand in some winning form (docs/rules.md §2; shape only)."""
+    """Whether concealed counts ``h (34,) int64`` (14 - 3 * n_melds tiles, the winning tile
+    included) complete the hand in some winning form (docs/rules.md §2; shape only). ``h`` is
+    restored before returning (the Knitted Straight test removes tiles temporarily)."""
     if _regular(h, suit_table):
         return True
+    if n_melds > 1:
+        return False
+    p1 = np.uint64(0)  # bit t: count >= 1
+    p2 = np.uint64(0)  # bit t: count >= 2
+    odd = np.uint64(0)  # bit t: count 1 or 3
+    one = np.uint64(1)
+    for t in range(34):
+        c = h[t]
+        if c:
+            bit = one << np.uint64(t)
+            p1 |= bit
+            if c >= 2:
+                p2 |= bit
+            if c & 1:
+                odd |= bit
     if n_melds == 0:
-        seven = True
-        single = True
-        for t in range(34):
-            c = h[t]
-            if c == 1 or c == 3:
-                seven = False
-            if c > 1:
-                single = False
-        if seven:
+        if odd == 0:  # Seven Pairs (a count of 4 is two pairs)
             return True
-        orphans = True
-        for t in range(34):
-            if h[t] > 0:
-                r = t % 9
-                if t < 27 and r != 0 and r != 8:
-                    orphans = False
-                    break
-        if orphans:
-            for i in range(13):
-                if h[_ORPHAN13[i]] == 0:
-                    orphans = False
-                    break
-            if orphans:
-                return True
-        if single:
+        if (p1 & _SIMPLES_BITS) == 0 and (p1 & _ORPHANS_BITS) == _ORPHANS_BITS:
+            return True
+        if p2 == 0:
             # Honors and Knitted Tiles: 14 distinct tiles within honors + one arrangement
             for a in range(6):
-                ok = True
-                for t in range(27):
-                    if h[t] > 0:
-                        inside = False
-                        for j in range(9):
-                            if _KNITTED[a, j] == t:
-                                inside = True
-                                break
-                        if not inside:
-                            ok = False
-                            break
-                if ok:
+                if (p1 & ~(_KNITTED_BITS[a] | _HONOR_BITS)) == 0:
                     return True
-    if n_melds <= 1:
-        # Knitted Straight: one arrangement held whole, the rest sets and the pair
-        for a in range(6):
-            whole = True
+    # Knitted Straight: one arrangement held whole, the rest sets and the pair
+    for a in range(6):
+        if (p1 & _KNITTED_BITS[a]) == _KNITTED_BITS[a]:
             for j in range(9):
-                if h[_KNITTED[a, j]] == 0:
-                    whole = False
-                    break
-            if whole:
-                for j in range(9):
-                    h[_KNITTED[a, j]] -= 1
-                ok = _regular(h, suit_table)
-                for j in range(9):
-                    h[_KNITTED[a, j]] += 1
-                if ok:
-                    return True
+                h[_KNITTED[a, j]] -= 1
+            ok = _regular(h, suit_table)
+            for j in range(9):
+                h[_KNITTED[a, j]] += 1
+            if ok:
+                return True
     return False
 
 
