@@ -17,14 +17,17 @@ games selected by ``step(actions, games=...)``):
 
 * ``Phase.ACT`` -- the current seat drew (or took a kong replacement): Hu, AnGang, BuGang, Play.
 * ``Phase.DISCARD`` -- after its Chi/Peng the claimer must Play.
-* ``Phase.CLAIM`` -- the other seats answer the discard at once. Only seats with at least one
-  option besides Pass are asked (``to_act``); when no seat has an option the round is passed
-  automatically inside the same step (no decision is created). A seat that can Hu may only Hu or
-  Pass (RULES.md: passing on a Hu forbids a lower claim on the same tile).
-* ``Phase.ROB`` -- after a BuGang, seats that can win on the added tile answer Hu or Pass.
+* ``Phase.CLAIM`` -- the other seats answer the discard at once. Who is asked is
+  ``RulesConfig.claim_round`` (docs/rules.md §10): ``"options"`` (default) asks only seats with
+  at least one option besides Pass (``to_act``) and passes a round nobody can answer
+  automatically inside the same step (no decision is created); ``"all"`` asks all three
+  non-discarders in every round, a seat without an option getting a Pass-only mask. A seat that
+  can Hu may only Hu or Pass (RULES.md: passing on a Hu forbids a lower claim on the same tile).
+* ``Phase.ROB`` -- after a BuGang, seats that can win on the added tile answer Hu or Pass (with
+  ``claim_round="all"``: all three other seats, Pass-only where they cannot win).
 
-Automatic (no decision): flower replacement, draws, replacement draws, exhaustive draw, claim
-rounds where nobody can claim.
+Automatic (no decision): flower replacement, draws, replacement draws, exhaustive draw, and
+(``claim_round="options"``) claim rounds and robbing windows where nobody can answer.
 
 Match mode (``RulesConfig(match="match")``, RULES.md section 4): the hand boundary is exposed
 by ``hand_over``; the next hand is dealt in the same step (dealer, prevalent wind and
@@ -214,8 +217,8 @@ class MCREngine:
         self.config = config
         self._botzone = config.wall_layout == "botzone"
         self._match = config.match == "match"
+        self._ask_all = config.claim_round == "all"  # docs/rules.md §10
         self._wall_len = 136 if self._botzone else 144
-        self._ask_all = getattr(config, "claim_round", "options") == "all"  # docs/rules.md §10
         (self._score_win, self._settle_batch, self._penalty) = _scoring()
         b = self.batch_size
         self.state = GameState.empty(b)
