@@ -437,19 +437,26 @@ class MCREngine:
             if active.dtype != bool or active.shape != (b,):
                 raise ValueError(f"games must be a (B,) = ({b},) bool array")
             live &= active
-        n_ev = step_kernel(
-            np.ascontiguousarray(acts),
+        status, n_ev, n_cand, n_bad = step_kernel(
+            acts if acts.flags.c_contiguous else np.ascontiguousarray(acts),
             live,
             self._raise,
+            self._ask_all,
             self._botzone,
+            SUIT_TABLE,
             self._S,
             self.to_act,
             self.legal_mask,
+            self.rewards,
+            self.player_rewards,
+            self.hand_over,
             self._illegal,
             self._need,
+            self._hu_state,
+            self._cand,
             self._ev,
         )
-        if n_ev < 0:
+        if status < 0:
             gi, si = (int(x[0]) for x in np.nonzero(self._illegal))
             a = int(acts[gi, si])
             legal_ids = np.nonzero(self.legal_mask[gi, si])[0].tolist()
@@ -457,20 +464,21 @@ class MCREngine:
                 f"illegal action {a} for game {gi}, seat {si} "
                 f"(phase {Phase(int(self.state.phase[gi])).name}); legal: {legal_ids}"
             )
-        self.rewards.fill(0)
-        self.player_rewards.fill(0)
-        self.hand_over.fill(False)
         hu_cache = self._hu
         if partial:
             self._hu = {k: v for k, v in hu_cache.items() if not live[k[0]]}
         elif hu_cache:
             self._hu = {}
-        if self._illegal.any():  # penalize (the kernel left these games out of `live`)
+        if not (n_ev or n_cand or n_bad):
+            return  # the usual step: masks were built by the kernel
+        if n_bad:  # penalize (the kernel left these games out)
             penal = np.nonzero(self._illegal.any(axis=1))[0]
             self._apply_penalties(penal, self._illegal[penal])
             self._after_hands(penal)
         if n_ev:
             self._end_events(self._ev[:n_ev].copy(), hu_cache)
+        if n_cand:
+            self._score_candidates(self._cand[:n_cand].tolist())
         self._build_masks()
 
     def _end_events(self, ev: np.ndarray, hu_cache: dict) -> None:
