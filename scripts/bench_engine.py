@@ -29,7 +29,7 @@ import time
 
 import numpy as np
 
-from mcr_env.engine import MCREngine, RulesConfig
+from mcr_env.engine import MCREngine, RulesConfig, score_cache_info
 from mcr_env.engine.actions import CHI_OFFSET, HU, NUM_ACTIONS, PASS, PLAY_OFFSET
 from mcr_env.engine.sampling import sample_legal_actions
 from mcr_env.scoring.shanten import shanten_batch
@@ -265,6 +265,9 @@ def main(argv: list[str] | None = None) -> None:
                         "bench": path,
                         **benches[path](b, args.seconds, args.layout, args.seed, cr, policy),
                     }
+                    cache = score_cache_info()
+                    row["score_cache_hit_rate"] = round(cache["hit_rate"], 4)
+                    row["score_cache_lookups"] = cache["hits"] + cache["misses"]
                     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
                     row["peak_rss_mb"] = round(rss, 1)  # process peak so far (earlier rows too)
                     row.update(meta)

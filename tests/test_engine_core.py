@@ -20,6 +20,7 @@ from mcr_env.engine import (
     seeded_walls,
     table_points,
 )
+from mcr_env.engine.core import score_cache_info
 from mcr_env.engine.kernels import SUIT_TABLE, complete_rows
 from mcr_env.engine.walls import check_walls
 from mcr_env.scoring import Fan
@@ -449,3 +450,34 @@ def test_greedy_games_win_and_settle(layout):
             expect[r.winner] = 3 * (8 + x)
         np.testing.assert_array_equal(r.settlement, expect)
     assert {r.end_reason for r in wins} >= {EndReason.SELF_DRAWN, EndReason.DISCARD}
+
+
+def test_score_cache_answers_a_replayed_game_without_the_scorer():
+    """The exact-scoring cache is keyed by everything the score depends on: replaying the
+    same seeded games finds every complete hand in it (no miss), and the results are the
+    same objects."""
+    from mcr_env.engine import core
+
+    core._cached_score.cache_clear()
+
+    def play():
+        eng = MCREngine(16, RulesConfig())
+        eng.reset(seed=7)
+        rng = np.random.default_rng(7)
+        hus = []
+        while not eng.terminated.all():
+            eng.step(random_actions(eng, rng))
+            hus.append(dict(eng._hu))
+        return hus, [r.total for r in eng.last_hand_result]
+
+    first, totals = play()
+    info = score_cache_info()
+    assert info["misses"] > 0 and info["size"] == info["misses"]
+    lookups = info["hits"] + info["misses"]
+    second, totals2 = play()
+    again = score_cache_info()
+    assert again["misses"] == info["misses"]  # every hand of the replay was cached
+    assert again["hits"] == info["hits"] + lookups
+    assert totals2 == totals
+    for a, b in zip(first, second):
+        assert a.keys() == b.keys() and all(a[k][0] is b[k][0] for k in a)

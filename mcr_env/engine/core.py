@@ -44,16 +44,17 @@ the same ``step`` calls reproduces it exactly (seeded walls come from
 
 Implementation: the per-step work runs in compiled kernels (:mod:`mcr_env.engine.kernels`,
 numba) that loop over the games of the batch: :func:`~mcr_env.engine.kernels.step_kernel`
-applies the actions (discards, kongs, claims in seat priority, draws with flower replacement),
-:func:`~mcr_env.engine.kernels.mask_kernel` builds the legal masks with an exact shape test of
-every hand that could win, and :func:`~mcr_env.engine.kernels.deal_kernel` deals. Exact scoring
-(``score_win``, Python) runs only for the (game, seat) pairs whose hand is complete, answered
-from a bounded cache (:func:`score_cache_info`); its 8-point test is what makes Hu legal. A step
-costs a few kernel calls whatever B is (one more per round of scoring).
+applies the actions (discards, kongs, claims in seat priority, draws with flower replacement)
+and builds the legal masks with an exact shape test of every hand that could win;
+:func:`~mcr_env.engine.kernels.deal_kernel` deals. Exact scoring (``score_win``, Python) runs
+only for the (game, seat) pairs whose hand is complete, answered from a bounded cache
+(:func:`score_cache_info`); its 8-point test is what makes Hu legal. A usual step is one kernel
+call whatever B is (one more per round of scoring or per ended hand).
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,7 +68,6 @@ from mcr_env.engine.kernels import (
     STATE_FIELDS,
     SUIT_TABLE,
     deal_kernel,
-    mask_kernel,
     step_kernel,
 )
 from mcr_env.engine.state import (
@@ -180,6 +180,54 @@ def _scoring():
     return score_win, settle_batch, penalty
 
 
+SCORE_CACHE_SIZE = 1 << 16
+"""Entries of the exact-scoring cache shared by all engines of the process (bounded LRU)."""
+
+
+@functools.lru_cache(maxsize=SCORE_CACHE_SIZE)
+def _cached_score(
+    tiles, win_tile, melds, self_drawn, fourth, wall_last, about_kong, seat, wind, flowers, profile
+):
+    """``score_win`` of one complete hand, keyed by everything the score depends on (concealed
+    tiles, win tile, melds, the four flags, winds, flowers, profile); the ScoreResult if it is
+    a legal win (>= 8 points without flowers, RULES.md section 2), else None."""
+    score_win = _scoring()[0]
+    try:
+        res = score_win(
+            list(tiles),
+            win_tile,
+            list(melds),
+            is_self_drawn=self_drawn,
+            is_4th_tile=fourth,
+            is_wall_last=wall_last,
+            is_about_kong=about_kong,
+            seat_wind=seat,
+            prevalent_wind=wind,
+            flowers=flowers,
+            profile=profile,
+        )
+    except _not_a_win_error():
+        # the shape tests and the scorer disagree only if the scorer finds no winning
+        # reading; any other error is an engine bug and must surface
+        return None
+    return res if res.is_legal_win else None
+
+
+def score_cache_info() -> dict:
+    """Counters of the engine's exact-scoring cache (all engines of the process): ``hits``,
+    ``misses``, ``size`` (entries held), ``maxsize`` and ``hit_rate`` (hits / lookups, 0.0
+    before any lookup). The scorer runs only for (game, seat) hands found complete."""
+    info = _cached_score.cache_info()
+    looked = info.hits + info.misses
+    return {
+        "hits": info.hits,
+        "misses": info.misses,
+        "size": info.currsize,
+        "maxsize": info.maxsize,
+        "hit_rate": info.hits / looked if looked else 0.0,
+    }
+
+
 class MCREngine:
     """B games of MCR played in lockstep (RULES.md sections 2-4).
 
@@ -238,6 +286,19 @@ class MCREngine:
         self._hu_state = np.zeros((b, 4), dtype=np.int8)  # 1 to score, 2 legal win, 3 not
         self._cand = np.zeros((4 * b, 4), dtype=np.int64)  # hands to score
         self._ev = np.zeros((b, 4), dtype=np.int64)  # ended hands (game, reason, winner, from)
+        self._no_acts = np.zeros((b, 4), dtype=np.int64)  # the actions of a masks-only pass
+        self._outs = (
+            self.to_act,
+            self.legal_mask,
+            self.rewards,
+            self.player_rewards,
+            self.hand_over,
+            self._illegal,
+            self._need,
+            self._hu_state,
+            self._cand,
+            self._ev,
+        )
         # root seed of each game (walls derive from it, the game index and the episode counter);
         # set per game so that a partial reset with a seed never reseeds the other games
         self._root_seeds = np.zeros(b, dtype=np.uint64)
@@ -438,23 +499,15 @@ class MCREngine:
                 raise ValueError(f"games must be a (B,) = ({b},) bool array")
             live &= active
         status, n_ev, n_cand, n_bad = step_kernel(
+            False,
             acts if acts.flags.c_contiguous else np.ascontiguousarray(acts),
             live,
             self._raise,
             self._ask_all,
             self._botzone,
             SUIT_TABLE,
-            self._S,
-            self.to_act,
-            self.legal_mask,
-            self.rewards,
-            self.player_rewards,
-            self.hand_over,
-            self._illegal,
-            self._need,
-            self._hu_state,
-            self._cand,
-            self._ev,
+            *self._S,
+            *self._outs,
         )
         if status < 0:
             gi, si = (int(x[0]) for x in np.nonzero(self._illegal))
@@ -494,22 +547,21 @@ class MCREngine:
         self._after_hands(ev[:, 0])
 
     def _build_masks(self) -> None:
-        """Masks of every game in ``self._need``: :func:`mask_kernel` until no game waits for
+        """Masks of every game in ``self._need``: masks-only kernel passes until no game waits for
         the scorer (each pass scores the complete hands it found); hands ended by automatic
         draws are settled (in match mode the next hand is dealt and masked in the same loop)."""
         need = self._need
         while True:
-            n_cand, n_ev = mask_kernel(
+            _, n_ev, n_cand, _ = step_kernel(
+                True,
+                self._no_acts,
                 need,
-                self._hu_state,
+                False,
                 self._ask_all,
                 self._botzone,
                 SUIT_TABLE,
-                self._S,
-                self.to_act,
-                self.legal_mask,
-                self._cand,
-                self._ev,
+                *self._S,
+                *self._outs,
             )
             if n_ev:
                 ev = self._ev[:n_ev].copy()
@@ -591,25 +643,19 @@ class MCREngine:
             d = int(st.played_by[gi])
             wall_last = (not rob) and bool(st.tiles_left[gi, (d + 1) % 4] <= 0)
             about_kong = rob
-        try:
-            res = self._score_win(
-                tiles,
-                int(win_tile),
-                self._melds_of(gi, si),
-                is_self_drawn=self_drawn,
-                is_4th_tile=vis >= 3,
-                is_wall_last=wall_last,
-                is_about_kong=about_kong,
-                seat_wind=(si - int(st.dealer[gi])) % 4,
-                prevalent_wind=int(st.prevalent_wind[gi]),
-                flowers=int(st.flower_count[gi, si]),
-                profile=self.config.scoring_profile,
-            )
-        except _not_a_win_error():
-            # the shape tests and the scorer disagree only if the scorer finds no winning
-            # reading; any other error is an engine bug and must surface
-            return None
-        return res if res.is_legal_win else None
+        return _cached_score(
+            tuple(tiles),
+            int(win_tile),
+            tuple(self._melds_of(gi, si)),
+            self_drawn,
+            vis >= 3,
+            wall_last,
+            about_kong,
+            (si - int(st.dealer[gi])) % 4,
+            int(st.prevalent_wind[gi]),
+            int(st.flower_count[gi, si]),
+            self.config.scoring_profile,
+        )
 
     # ------------------------------------------------------------------ endings
     def _apply_penalties(self, g, illegal) -> None:

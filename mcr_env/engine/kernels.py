@@ -6,13 +6,12 @@ one engine ``step`` costs a few kernel calls whatever B is:
 
 * :func:`step_kernel` -- checks the actions against the masks, clears the outputs of the last
   step, applies the acting seats' actions (discards, kongs, claim resolution in seat priority,
-  draws and replacement draws with flower replacement) and reports the hands that end;
-* :func:`mask_kernel` -- the legal masks and ``to_act`` of every game that needs them (claim
-  rounds, robbing windows, the seat on turn), passing the rounds nobody can answer
-  automatically (``claim_round="options"``, docs/rules.md §10). Hu needs the exact 8-point
-  scorer (Python): the kernel lists the (game, seat, tile) pairs whose hand is complete and not
-  yet scored, and returns; the engine scores them, then calls it again (a game waits until its
-  candidates are scored), so a step makes one to three calls;
+  draws and replacement draws with flower replacement) and builds the legal masks and
+  ``to_act`` of every game it moved, passing the rounds nobody can answer automatically
+  (``claim_round="options"``, docs/rules.md §10). Hu needs the exact 8-point scorer (Python):
+  the kernel lists the (game, seat, tile) hands that are complete and not yet scored, and the
+  game waits; the engine scores them and calls the kernel again in its masks-only mode, so a
+  step makes one call, or two or three when something was complete or a hand ended;
 * :func:`deal_kernel` -- clears and deals new hands (flower replacement in deal order from the
   dealer, docs/rules.md §2) and draws the dealer's fourteenth tile.
 
@@ -20,8 +19,8 @@ one engine ``step`` costs a few kernel calls whatever B is:
 base-5 suit-key table, Seven Pairs, Thirteen Orphans, Honors and Knitted Tiles, Knitted
 Straight; docs/rules.md §2), equal to :func:`mcr_env.scoring.shanten.complete_mask`.
 
-The state is passed as the tuple :data:`STATE_FIELDS` order (the dataclass field order of
-``GameState``); kernels unpack what they use.
+The state arrays are passed one by one in :data:`STATE_FIELDS` order (the dataclass field
+order of ``GameState``).
 """
 
 from __future__ import annotations
@@ -225,18 +224,19 @@ def is_complete(h, n_melds, suit_table):
 
 @njit(cache=True, nogil=True)
 def complete_rows(counts, n_melds, suit_table, out):
-    """:func:`is_complete` of every row: ``counts (N, 34)``, ``n_melds (N,)`` -> ``out (N,)``."""
+    """:func:`is_complete` of every row: ``counts (N, 34)`` (14 - 3 * n_melds tiles),
+    ``n_melds (N,)`` -> ``out (N,) bool``."""
     h = np.empty(34, dtype=np.int64)
     for i in range(counts.shape[0]):
-        for t in range(34):
-            h[t] = counts[i, t]
+        for x in range(34):
+            h[x] = counts[i, x]
         out[i] = is_complete(h, n_melds[i], suit_table)
 
 
 # ----------------------------------------------------------------------------- walls and draws
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _update_left(g, botzone, tiles_left, wall_front, wall_back):
     if botzone:
         for k in range(4):
@@ -247,47 +247,30 @@ def _update_left(g, botzone, tiles_left, wall_front, wall_back):
             tiles_left[g, k] = left
 
 
-@njit(cache=True, nogil=True)
-def _draw(g, s, back, after, botzone, S):
+@njit(cache=True, nogil=True, inline="always")
+def _draw(
+    g,
+    s,
+    back,
+    after,
+    botzone,
+    flower_count,
+    flowers,
+    phase,
+    current_seat,
+    tile_in_play,
+    played_by,
+    after_kong,
+    tiles_left,
+    hand,
+    drawn_tile,
+    wall,
+    wall_front,
+    wall_back,
+):
     """Seat ``s`` of game ``g`` draws (from the back for a replacement); flowers are set aside
     and replaced from the back (a tile replacing a flower is an ordinary draw: ``after_kong``
     False). Sets ACT. Returns False when no tile was left (the caller ends the hand)."""
-    (
-        meld_kind,
-        meld_tile,
-        meld_from,
-        meld_claimed,
-        meld_added,
-        n_melds,
-        discards,
-        discard_claimed,
-        discard_order,
-        n_discards,
-        total_discards,
-        visible_count,
-        flower_count,
-        flowers,
-        phase,
-        current_seat,
-        tile_in_play,
-        played_by,
-        after_kong,
-        tiles_left,
-        dealer,
-        prevalent_wind,
-        hand_number,
-        player_at_seat,
-        match_scores,
-        winner,
-        win_from,
-        end_reason,
-        hand,
-        drawn_tile,
-        angang_tile,
-        wall,
-        wall_front,
-        wall_back,
-    ) = S
     seg = s if botzone else 0
     if wall_back[g, seg] <= wall_front[g, seg]:
         _update_left(g, botzone, tiles_left, wall_front, wall_back)
@@ -319,7 +302,7 @@ def _draw(g, s, back, after, botzone, S):
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _add_meld(g, s, kind, tile, frm, claimed, meld_kind, meld_tile, meld_from, meld_claimed, n):
     slot = n[g, s]
     meld_kind[g, s, slot] = kind
@@ -330,7 +313,7 @@ def _add_meld(g, s, kind, tile, frm, claimed, meld_kind, meld_tile, meld_from, m
     return slot
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _event(ev, n_ev, g, reason, win, frm):
     ev[n_ev, 0] = g
     ev[n_ev, 1] = reason
@@ -343,197 +326,48 @@ def _event(ev, n_ev, g, reason, win, frm):
 
 
 @njit(cache=True, nogil=True)
-def _apply(g, acts, kd, botzone, S, to_act, legal_mask, illegal, need, ev, n_ev):
-    """The action part of :func:`step_kernel` for one live game ``g``; returns ``n_ev``."""
-    (
-        meld_kind,
-        meld_tile,
-        meld_from,
-        meld_claimed,
-        meld_added,
-        n_melds,
-        discards,
-        discard_claimed,
-        discard_order,
-        n_discards,
-        total_discards,
-        visible_count,
-        flower_count,
-        flowers,
-        phase,
-        current_seat,
-        tile_in_play,
-        played_by,
-        after_kong,
-        tiles_left,
-        dealer,
-        prevalent_wind,
-        hand_number,
-        player_at_seat,
-        match_scores,
-        winner,
-        win_from,
-        end_reason,
-        hand,
-        drawn_tile,
-        angang_tile,
-        wall,
-        wall_front,
-        wall_back,
-    ) = S
-    acting = 0
-    penal = False
-    for s in range(4):
-        if to_act[g, s]:
-            acting |= 1 << s
-            to_act[g, s] = False
-            legal_mask[g, s, :] = False
-        if illegal[g, s]:
-            penal = True
-    if penal:
-        return n_ev
-    ph = phase[g]
-    if ph == _P_ACT or ph == _P_DISCARD:
-        c = current_seat[g]
-        a = acts[g, c]
-        kind = _KIND[a]
-        t = _TILE[a]
-        if kind == _A_PLAY:
-            if hand[g, c, t] <= 0:
-                raise RuntimeError("engine invariant: discarding a tile not in hand")
-            hand[g, c, t] -= 1
-            slot = n_discards[g, c]
-            if slot >= DISCARD_CAPACITY:
-                raise RuntimeError("discard capacity exceeded")
-            discards[g, c, slot] = t
-            discard_order[g, c, slot] = total_discards[g]
-            n_discards[g, c] += 1
-            total_discards[g] += 1
-            visible_count[g, t] += 1
-            tile_in_play[g] = t
-            played_by[g] = c
-            drawn_tile[g, c] = -1
-            after_kong[g] = False
-            phase[g] = _P_CLAIM
-            need[g] = True
-        elif kind == _A_HU:
-            n_ev = _event(ev, n_ev, g, _E_SELF, c, -1)
-        elif kind == _A_ANGANG:
-            hand[g, c, t] -= 4
-            slot = _add_meld(
-                g, c, _M_ANGANG, -1, -1, -1, meld_kind, meld_tile, meld_from, meld_claimed,
-                n_melds,
-            )  # fmt: skip
-            angang_tile[g, c, slot] = t
-            drawn_tile[g, c] = -1
-            if _draw(g, c, True, True, botzone, S):
-                need[g] = True
-            else:
-                n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
-        elif kind == _A_BUGANG:
-            hand[g, c, t] -= 1
-            for j in range(4):
-                if meld_kind[g, c, j] == _M_PENG and meld_tile[g, c, j] == t:
-                    meld_kind[g, c, j] = _M_GANG
-                    meld_added[g, c, j] = True
-                    break
-            visible_count[g, t] += 1
-            drawn_tile[g, c] = -1
-            tile_in_play[g] = t
-            played_by[g] = c
-            phase[g] = _P_ROB
-            need[g] = True
-        return n_ev
-    if ph != _P_CLAIM and ph != _P_ROB:
-        return n_ev
-    d = np.int64(played_by[g])
-    t = np.int64(tile_in_play[g])
-    rob = ph == _P_ROB
-    for k in range(1, 4):
-        s = (d + k) % 4
-        kd[k] = _KIND[acts[g, s]] if acting & (1 << s) else _A_PASS
-    done = False
-    for k in range(1, 4):
-        if kd[k] == _A_HU:
-            s = (d + k) % 4
-            n_ev = _event(ev, n_ev, g, _E_ROB if rob else _E_DISCARD, s, d)
-            done = True
-            break
-    if done:
-        return n_ev
-    if rob:
-        # nobody robbed the kong: it stands, the declarer takes a replacement
-        if _draw(g, d, True, True, botzone, S):
-            need[g] = True
-        else:
-            n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
-        return n_ev
-    for k in range(1, 4):
-        if kd[k] == _A_PENG or kd[k] == _A_GANG:
-            s = (d + k) % 4
-            discard_claimed[g, d, n_discards[g, d] - 1] = True
-            if kd[k] == _A_GANG:
-                hand[g, s, t] -= 3
-                visible_count[g, t] += 3
-                _add_meld(
-                    g, s, _M_GANG, t, d, t, meld_kind, meld_tile, meld_from, meld_claimed,
-                    n_melds,
-                )  # fmt: skip
-                if _draw(g, s, True, True, botzone, S):
-                    need[g] = True
-                else:
-                    n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
-            else:
-                hand[g, s, t] -= 2
-                visible_count[g, t] += 2
-                _add_meld(
-                    g, s, _M_PENG, t, d, t, meld_kind, meld_tile, meld_from, meld_claimed,
-                    n_melds,
-                )  # fmt: skip
-                phase[g] = _P_DISCARD
-                current_seat[g] = s
-                tile_in_play[g] = -1
-                played_by[g] = -1
-                after_kong[g] = False
-                need[g] = True
-            done = True
-            break
-    if done:
-        return n_ev
-    if kd[1] == _A_CHI:
-        s = (d + 1) % 4
-        mid = _TILE[acts[g, s]]
-        discard_claimed[g, d, n_discards[g, d] - 1] = True
-        for off in range(-1, 2):
-            tile = mid + off
-            if tile != t:
-                hand[g, s, tile] -= 1
-                visible_count[g, tile] += 1
-        _add_meld(g, s, _M_CHI, mid, d, t, meld_kind, meld_tile, meld_from, meld_claimed, n_melds)
-        phase[g] = _P_DISCARD
-        current_seat[g] = s
-        tile_in_play[g] = -1
-        played_by[g] = -1
-        after_kong[g] = False
-        need[g] = True
-        return n_ev
-    # everybody passed: the next seat draws
-    if _draw(g, (d + 1) % 4, False, False, botzone, S):
-        need[g] = True
-    else:
-        n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
-    return n_ev
-
-
-@njit(cache=True, nogil=True)
 def step_kernel(
+    masks_only,
     acts,
     live,
     raise_illegal,
     ask_all,
     botzone,
     suit_table,
-    S,
+    meld_kind,
+    meld_tile,
+    meld_from,
+    meld_claimed,
+    meld_added,
+    n_melds,
+    discards,
+    discard_claimed,
+    discard_order,
+    n_discards,
+    total_discards,
+    visible_count,
+    flower_count,
+    flowers,
+    phase,
+    current_seat,
+    tile_in_play,
+    played_by,
+    after_kong,
+    tiles_left,
+    dealer,
+    prevalent_wind,
+    hand_number,
+    player_at_seat,
+    match_scores,
+    winner,
+    win_from,
+    end_reason,
+    hand,
+    drawn_tile,
+    angang_tile,
+    wall,
+    wall_front,
+    wall_back,
     to_act,
     legal_mask,
     rewards,
@@ -545,257 +379,477 @@ def step_kernel(
     cand,
     ev,
 ):
-    """Apply one decision per live game, then build the masks of the games it moved
-    (:func:`mask_kernel` per game).
+    """One engine step over the batch, or (``masks_only``) the masks of the games in ``need``.
+
+    Step (``masks_only`` False): checks the acting seats' actions against their masks, zeroes
+    the step outputs, applies one decision per live game (discards, kongs, claims in seat
+    priority, draws and replacement draws with flower replacement) and builds the masks of the
+    games it moved. Masks: per game in ``need``, Hu candidates first (a complete hand not yet
+    scored is listed in ``cand`` and the game waits in ``need`` for the engine to score it,
+    ``hu_state`` 2 = legal win, 3 = not), then the legal masks and ``to_act``; a claim round or
+    robbing window nobody can answer is passed automatically (``claim_round="options"``,
+    docs/rules.md §10) and the next seat draws / the kong declarer replaces. The action and
+    mask code is written out in the one loop over games: calls with many array arguments per
+    game would cost more than the work.
 
     Args:
+        masks_only: True: only the masks of ``need`` (``acts``, ``live``, ``raise_illegal``,
+            ``illegal`` and the step outputs are not read).
         acts: ``(B, 4) int64`` action ids (only acting seats are read).
         live: ``(B,) bool`` games advanced this step (not terminated, selected); the games of
             penalized seats (``illegal_action="penalize"``) are left as they are.
-        raise_illegal: True: stop at an illegal action before changing anything.
-        ask_all, botzone, suit_table, S: as :func:`mask_kernel`.
-        to_act, legal_mask: the engine's ``(B, 4)`` / ``(B, 4, 235)`` outputs (cleared here for
-            live games and rebuilt).
+        raise_illegal: stop at an illegal action before changing anything.
+        ask_all: ``claim_round == "all"``: every other seat is asked in claim rounds and
+            robbing windows (Pass-only without an option).
+        botzone: the botzone wall layout (four 34-tile walls, docs/rules.md §9).
+        suit_table: :data:`SUIT_TABLE`.
+        meld_kind ... wall_back: the :class:`GameState` arrays (:data:`STATE_FIELDS` order).
+        to_act, legal_mask: the engine's ``(B, 4)`` / ``(B, 4, 235)`` outputs (rows of the
+            acting seats cleared, rows of the built games written).
         rewards, player_rewards, hand_over: zeroed (all games) once the actions are checked.
         illegal: ``(B, 4) bool`` out: acting seats whose action is not legal.
-        need, hu_state, cand: as :func:`mask_kernel` (games still waiting for scores stay in
-            ``need``).
-        ev: ``(B, 4) int64`` out: ended hands ``(game, EndReason, winner, from)``: Hu
-            actions and draws finding no tile.
+        need: ``(B,) bool`` in/out: games whose masks are to be built (games waiting for
+            scores stay in it).
+        hu_state: ``(B, 4) int8`` per seat: 0 not asked, 1 complete and waiting for the scorer,
+            2 legal win, 3 no legal win (set by the engine); reset when the masks are built.
+        cand: ``(4B, 4) int64`` out: hands to score ``(game, seat, win tile, rob)``
+            (self-drawn when the game's phase is ACT).
+        ev: ``(B, 4) int64`` out: ended hands ``(game, EndReason, winner, from)``: Hu actions
+            and draws finding no tile.
 
     Returns:
         ``(status, events, candidates, illegal seats)``; status -1: an illegal action with
         ``raise_illegal`` (nothing changed).
     """
-    b = acts.shape[0]
+    b = need.shape[0]
     n_bad = 0
-    for g in range(b):
-        need[g] = False
-        for s in range(4):
-            bad = False
-            if live[g] and to_act[g, s]:
-                a = acts[g, s]
-                if a < 0 or a >= NUM_ACTIONS or not legal_mask[g, s, a]:
-                    bad = True
-                    n_bad += 1
-            illegal[g, s] = bad
-    if n_bad and raise_illegal:
-        return -1, 0, 0, n_bad
-    rewards[:] = 0
-    player_rewards[:] = 0
-    hand_over[:] = False
     n_ev = 0
     n_cand = 0
     kd = np.zeros(4, dtype=np.int64)
-    h = np.empty(34, dtype=np.int64)
     comp = np.zeros(4, dtype=np.bool_)
+    h = np.empty(34, dtype=np.int64)
+    if not masks_only:
+        for g in range(b):
+            need[g] = False
+            for s in range(4):
+                bad = False
+                if live[g] and to_act[g, s]:
+                    a = acts[g, s]
+                    if a < 0 or a >= NUM_ACTIONS or not legal_mask[g, s, a]:
+                        bad = True
+                        n_bad += 1
+                illegal[g, s] = bad
+        if n_bad and raise_illegal:
+            return -1, 0, 0, n_bad
+        rewards[:] = 0
+        player_rewards[:] = 0
+        hand_over[:] = False
     for g in range(b):
-        if not live[g]:
+        if not masks_only:
+            if not live[g]:
+                continue
+            while True:  # the action of game g (one pass; break = done)
+                acting = 0
+                penal = False
+                for s in range(4):
+                    if to_act[g, s]:
+                        acting |= 1 << s
+                        to_act[g, s] = False
+                        legal_mask[g, s, :] = False
+                    if illegal[g, s]:
+                        penal = True
+                if penal:
+                    break
+                ph = phase[g]
+                if ph == _P_ACT or ph == _P_DISCARD:
+                    c = current_seat[g]
+                    a = acts[g, c]
+                    kind = _KIND[a]
+                    t = _TILE[a]
+                    if kind == _A_PLAY:
+                        if hand[g, c, t] <= 0:
+                            raise RuntimeError("engine invariant: discarding a tile not in hand")
+                        hand[g, c, t] -= 1
+                        slot = n_discards[g, c]
+                        if slot >= DISCARD_CAPACITY:
+                            raise RuntimeError("discard capacity exceeded")
+                        discards[g, c, slot] = t
+                        discard_order[g, c, slot] = total_discards[g]
+                        n_discards[g, c] += 1
+                        total_discards[g] += 1
+                        visible_count[g, t] += 1
+                        tile_in_play[g] = t
+                        played_by[g] = c
+                        drawn_tile[g, c] = -1
+                        after_kong[g] = False
+                        phase[g] = _P_CLAIM
+                        need[g] = True
+                    elif kind == _A_HU:
+                        n_ev = _event(ev, n_ev, g, _E_SELF, c, -1)
+                    elif kind == _A_ANGANG:
+                        hand[g, c, t] -= 4
+                        slot = _add_meld(
+                            g,
+                            c,
+                            _M_ANGANG,
+                            -1,
+                            -1,
+                            -1,
+                            meld_kind,
+                            meld_tile,
+                            meld_from,
+                            meld_claimed,
+                            n_melds,
+                        )
+                        angang_tile[g, c, slot] = t
+                        drawn_tile[g, c] = -1
+                        if _draw(
+                            g,
+                            c,
+                            True,
+                            True,
+                            botzone,
+                            flower_count,
+                            flowers,
+                            phase,
+                            current_seat,
+                            tile_in_play,
+                            played_by,
+                            after_kong,
+                            tiles_left,
+                            hand,
+                            drawn_tile,
+                            wall,
+                            wall_front,
+                            wall_back,
+                        ):
+                            need[g] = True
+                        else:
+                            n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
+                    elif kind == _A_BUGANG:
+                        hand[g, c, t] -= 1
+                        for j in range(4):
+                            if meld_kind[g, c, j] == _M_PENG and meld_tile[g, c, j] == t:
+                                meld_kind[g, c, j] = _M_GANG
+                                meld_added[g, c, j] = True
+                                break
+                        visible_count[g, t] += 1
+                        drawn_tile[g, c] = -1
+                        tile_in_play[g] = t
+                        played_by[g] = c
+                        phase[g] = _P_ROB
+                        need[g] = True
+                    break
+                if ph != _P_CLAIM and ph != _P_ROB:
+                    break
+                d = np.int64(played_by[g])
+                t = np.int64(tile_in_play[g])
+                rob = ph == _P_ROB
+                for k in range(1, 4):
+                    s = (d + k) % 4
+                    kd[k] = _KIND[acts[g, s]] if acting & (1 << s) else _A_PASS
+                done = False
+                for k in range(1, 4):
+                    if kd[k] == _A_HU:
+                        s = (d + k) % 4
+                        n_ev = _event(ev, n_ev, g, _E_ROB if rob else _E_DISCARD, s, d)
+                        done = True
+                        break
+                if done:
+                    break
+                if rob:
+                    # nobody robbed the kong: it stands, the declarer takes a replacement
+                    if _draw(
+                        g,
+                        d,
+                        True,
+                        True,
+                        botzone,
+                        flower_count,
+                        flowers,
+                        phase,
+                        current_seat,
+                        tile_in_play,
+                        played_by,
+                        after_kong,
+                        tiles_left,
+                        hand,
+                        drawn_tile,
+                        wall,
+                        wall_front,
+                        wall_back,
+                    ):
+                        need[g] = True
+                    else:
+                        n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
+                    break
+                for k in range(1, 4):
+                    if kd[k] == _A_PENG or kd[k] == _A_GANG:
+                        s = (d + k) % 4
+                        discard_claimed[g, d, n_discards[g, d] - 1] = True
+                        if kd[k] == _A_GANG:
+                            hand[g, s, t] -= 3
+                            visible_count[g, t] += 3
+                            _add_meld(
+                                g,
+                                s,
+                                _M_GANG,
+                                t,
+                                d,
+                                t,
+                                meld_kind,
+                                meld_tile,
+                                meld_from,
+                                meld_claimed,
+                                n_melds,
+                            )
+                            if _draw(
+                                g,
+                                s,
+                                True,
+                                True,
+                                botzone,
+                                flower_count,
+                                flowers,
+                                phase,
+                                current_seat,
+                                tile_in_play,
+                                played_by,
+                                after_kong,
+                                tiles_left,
+                                hand,
+                                drawn_tile,
+                                wall,
+                                wall_front,
+                                wall_back,
+                            ):
+                                need[g] = True
+                            else:
+                                n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
+                        else:
+                            hand[g, s, t] -= 2
+                            visible_count[g, t] += 2
+                            _add_meld(
+                                g,
+                                s,
+                                _M_PENG,
+                                t,
+                                d,
+                                t,
+                                meld_kind,
+                                meld_tile,
+                                meld_from,
+                                meld_claimed,
+                                n_melds,
+                            )
+                            phase[g] = _P_DISCARD
+                            current_seat[g] = s
+                            tile_in_play[g] = -1
+                            played_by[g] = -1
+                            after_kong[g] = False
+                            need[g] = True
+                        done = True
+                        break
+                if done:
+                    break
+                if kd[1] == _A_CHI:
+                    s = (d + 1) % 4
+                    mid = _TILE[acts[g, s]]
+                    discard_claimed[g, d, n_discards[g, d] - 1] = True
+                    for off in range(-1, 2):
+                        tile = mid + off
+                        if tile != t:
+                            hand[g, s, tile] -= 1
+                            visible_count[g, tile] += 1
+                    _add_meld(
+                        g,
+                        s,
+                        _M_CHI,
+                        mid,
+                        d,
+                        t,
+                        meld_kind,
+                        meld_tile,
+                        meld_from,
+                        meld_claimed,
+                        n_melds,
+                    )
+                    phase[g] = _P_DISCARD
+                    current_seat[g] = s
+                    tile_in_play[g] = -1
+                    played_by[g] = -1
+                    after_kong[g] = False
+                    need[g] = True
+                    break
+                # everybody passed: the next seat draws
+                if _draw(
+                    g,
+                    (d + 1) % 4,
+                    False,
+                    False,
+                    botzone,
+                    flower_count,
+                    flowers,
+                    phase,
+                    current_seat,
+                    tile_in_play,
+                    played_by,
+                    after_kong,
+                    tiles_left,
+                    hand,
+                    drawn_tile,
+                    wall,
+                    wall_front,
+                    wall_back,
+                ):
+                    need[g] = True
+                else:
+                    n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
+                break
+        if not need[g]:
             continue
-        n_ev = _apply(g, acts, kd, botzone, S, to_act, legal_mask, illegal, need, ev, n_ev)
-        if need[g]:
-            n_cand, n_ev = _game_masks(
-                g, need, hu_state, ask_all, botzone, suit_table, S, to_act, legal_mask, cand,
-                n_cand, ev, n_ev, h, comp,
-            )  # fmt: skip
+        while need[g]:
+            ph = phase[g]
+            if ph == _P_CLAIM or ph == _P_ROB:
+                d = np.int64(played_by[g])
+                t = np.int64(tile_in_play[g])
+                rob = ph == _P_ROB
+                waiting = False
+                for k in range(1, 4):
+                    s = (d + k) % 4
+                    for x in range(34):
+                        h[x] = hand[g, s, x]
+                    h[t] += 1
+                    comp[k] = is_complete(h, n_melds[g, s], suit_table)
+                    if comp[k] and hu_state[g, s] == 0:
+                        hu_state[g, s] = 1
+                        cand[n_cand, 0] = g
+                        cand[n_cand, 1] = s
+                        cand[n_cand, 2] = t
+                        cand[n_cand, 3] = rob
+                        n_cand += 1
+                        waiting = True
+                if waiting:
+                    break
+                asked = False
+                nxt_left = tiles_left[g, (d + 1) % 4]
+                for k in range(1, 4):
+                    s = (d + k) % 4
+                    hu_ok = comp[k] and hu_state[g, s] == 2
+                    opt = hu_ok
+                    if not rob and nxt_left > 0 and not hu_ok:  # last discard: only Hu
+                        cnt = hand[g, s, t]
+                        if cnt >= 2:
+                            legal_mask[g, s, PENG_OFFSET + t] = True
+                            opt = True
+                            if cnt == 3 and tiles_left[g, s] > 0:
+                                legal_mask[g, s, GANG_OFFSET + t] = True
+                        if k == 1 and t < 27:
+                            r0 = t % 9
+                            base = CHI_OFFSET + 21 * (t // 9)
+                            if r0 <= 6 and hand[g, s, t + 1] > 0 and hand[g, s, t + 2] > 0:
+                                legal_mask[g, s, base + 3 * r0] = True
+                                opt = True
+                            if 1 <= r0 <= 7 and hand[g, s, t - 1] > 0 and hand[g, s, t + 1] > 0:
+                                legal_mask[g, s, base + 3 * r0 - 2] = True
+                                opt = True
+                            if r0 >= 2 and hand[g, s, t - 2] > 0 and hand[g, s, t - 1] > 0:
+                                legal_mask[g, s, base + 3 * r0 - 4] = True
+                                opt = True
+                    if opt or ask_all:
+                        asked = True
+                        to_act[g, s] = True
+                        legal_mask[g, s, PASS] = True
+                        legal_mask[g, s, HU] = hu_ok
+                for s in range(4):
+                    hu_state[g, s] = 0
+                if asked:
+                    need[g] = False
+                    break
+                # nobody can answer: the next seat draws, or the kong declarer replaces
+                if rob:
+                    ok = _draw(
+                        g,
+                        d,
+                        True,
+                        True,
+                        botzone,
+                        flower_count,
+                        flowers,
+                        phase,
+                        current_seat,
+                        tile_in_play,
+                        played_by,
+                        after_kong,
+                        tiles_left,
+                        hand,
+                        drawn_tile,
+                        wall,
+                        wall_front,
+                        wall_back,
+                    )
+                else:
+                    ok = _draw(
+                        g,
+                        (d + 1) % 4,
+                        False,
+                        False,
+                        botzone,
+                        flower_count,
+                        flowers,
+                        phase,
+                        current_seat,
+                        tile_in_play,
+                        played_by,
+                        after_kong,
+                        tiles_left,
+                        hand,
+                        drawn_tile,
+                        wall,
+                        wall_front,
+                        wall_back,
+                    )
+                if not ok:
+                    n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
+                    need[g] = False
+                continue
+            if ph == _P_ACT or ph == _P_DISCARD:
+                c = current_seat[g]
+                act = ph == _P_ACT
+                hu_ok = False
+                if act:
+                    for x in range(34):
+                        h[x] = hand[g, c, x]
+                    if is_complete(h, n_melds[g, c], suit_table):
+                        if hu_state[g, c] == 0:
+                            hu_state[g, c] = 1
+                            cand[n_cand, 0] = g
+                            cand[n_cand, 1] = c
+                            cand[n_cand, 2] = drawn_tile[g, c]
+                            cand[n_cand, 3] = 0
+                            n_cand += 1
+                            break
+                        hu_ok = hu_state[g, c] == 2
+                kong_ok = act and tiles_left[g, c] > 0
+                for x in range(34):
+                    cnt = hand[g, c, x]
+                    if cnt > 0:
+                        legal_mask[g, c, PLAY_OFFSET + x] = True
+                        if kong_ok:
+                            if cnt == 4:
+                                legal_mask[g, c, ANGANG_OFFSET + x] = True
+                            for j in range(n_melds[g, c]):
+                                if meld_kind[g, c, j] == _M_PENG and meld_tile[g, c, j] == x:
+                                    legal_mask[g, c, BUGANG_OFFSET + x] = True
+                legal_mask[g, c, HU] = hu_ok
+                to_act[g, c] = True
+                for s in range(4):
+                    hu_state[g, s] = 0
+            need[g] = False
     return 0, n_ev, n_cand, n_bad
 
 
 # ----------------------------------------------------------------------------- masks
-
-
-@njit(cache=True, nogil=True)
-def _game_masks(
-    g,
-    need,
-    hu_state,
-    ask_all,
-    botzone,
-    suit_table,
-    S,
-    to_act,
-    legal_mask,
-    cand,
-    n_cand,
-    ev,
-    n_ev,
-    h,
-    comp,
-):
-    """:func:`mask_kernel` for one game ``g``; returns the updated ``(n_cand, n_ev)``."""
-    (
-        meld_kind,
-        meld_tile,
-        meld_from,
-        meld_claimed,
-        meld_added,
-        n_melds,
-        discards,
-        discard_claimed,
-        discard_order,
-        n_discards,
-        total_discards,
-        visible_count,
-        flower_count,
-        flowers,
-        phase,
-        current_seat,
-        tile_in_play,
-        played_by,
-        after_kong,
-        tiles_left,
-        dealer,
-        prevalent_wind,
-        hand_number,
-        player_at_seat,
-        match_scores,
-        winner,
-        win_from,
-        end_reason,
-        hand,
-        drawn_tile,
-        angang_tile,
-        wall,
-        wall_front,
-        wall_back,
-    ) = S
-    while need[g]:
-        ph = phase[g]
-        if ph == _P_CLAIM or ph == _P_ROB:
-            d = np.int64(played_by[g])
-            t = np.int64(tile_in_play[g])
-            rob = ph == _P_ROB
-            waiting = False
-            for k in range(1, 4):
-                s = (d + k) % 4
-                for x in range(34):
-                    h[x] = hand[g, s, x]
-                h[t] += 1
-                comp[k] = is_complete(h, n_melds[g, s], suit_table)
-                if comp[k] and hu_state[g, s] == 0:
-                    hu_state[g, s] = 1
-                    cand[n_cand, 0] = g
-                    cand[n_cand, 1] = s
-                    cand[n_cand, 2] = t
-                    cand[n_cand, 3] = rob
-                    n_cand += 1
-                    waiting = True
-            if waiting:
-                break
-            asked = False
-            nxt_left = tiles_left[g, (d + 1) % 4]
-            for k in range(1, 4):
-                s = (d + k) % 4
-                hu_ok = comp[k] and hu_state[g, s] == 2
-                opt = hu_ok
-                if not rob and nxt_left > 0 and not hu_ok:  # last discard: only Hu
-                    cnt = hand[g, s, t]
-                    if cnt >= 2:
-                        legal_mask[g, s, PENG_OFFSET + t] = True
-                        opt = True
-                        if cnt == 3 and tiles_left[g, s] > 0:
-                            legal_mask[g, s, GANG_OFFSET + t] = True
-                    if k == 1 and t < 27:
-                        r0 = t % 9
-                        base = CHI_OFFSET + 21 * (t // 9)
-                        if r0 <= 6 and hand[g, s, t + 1] > 0 and hand[g, s, t + 2] > 0:
-                            legal_mask[g, s, base + 3 * r0] = True
-                            opt = True
-                        if 1 <= r0 <= 7 and hand[g, s, t - 1] > 0 and hand[g, s, t + 1] > 0:
-                            legal_mask[g, s, base + 3 * r0 - 2] = True
-                            opt = True
-                        if r0 >= 2 and hand[g, s, t - 2] > 0 and hand[g, s, t - 1] > 0:
-                            legal_mask[g, s, base + 3 * r0 - 4] = True
-                            opt = True
-                if opt or ask_all:
-                    asked = True
-                    to_act[g, s] = True
-                    legal_mask[g, s, PASS] = True
-                    legal_mask[g, s, HU] = hu_ok
-            for s in range(4):
-                hu_state[g, s] = 0
-            if asked:
-                need[g] = False
-                break
-            # nobody can answer: the next seat draws, or the kong declarer replaces
-            if rob:
-                ok = _draw(g, d, True, True, botzone, S)
-            else:
-                ok = _draw(g, (d + 1) % 4, False, False, botzone, S)
-            if not ok:
-                n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
-                need[g] = False
-            continue
-        if ph == _P_ACT or ph == _P_DISCARD:
-            c = current_seat[g]
-            act = ph == _P_ACT
-            hu_ok = False
-            if act:
-                for x in range(34):
-                    h[x] = hand[g, c, x]
-                if is_complete(h, n_melds[g, c], suit_table):
-                    if hu_state[g, c] == 0:
-                        hu_state[g, c] = 1
-                        cand[n_cand, 0] = g
-                        cand[n_cand, 1] = c
-                        cand[n_cand, 2] = drawn_tile[g, c]
-                        cand[n_cand, 3] = 0
-                        n_cand += 1
-                        break
-                    hu_ok = hu_state[g, c] == 2
-            kong_ok = act and tiles_left[g, c] > 0
-            for x in range(34):
-                cnt = hand[g, c, x]
-                if cnt > 0:
-                    legal_mask[g, c, PLAY_OFFSET + x] = True
-                    if kong_ok:
-                        if cnt == 4:
-                            legal_mask[g, c, ANGANG_OFFSET + x] = True
-                        for j in range(n_melds[g, c]):
-                            if meld_kind[g, c, j] == _M_PENG and meld_tile[g, c, j] == x:
-                                legal_mask[g, c, BUGANG_OFFSET + x] = True
-            legal_mask[g, c, HU] = hu_ok
-            to_act[g, c] = True
-            for s in range(4):
-                hu_state[g, s] = 0
-        need[g] = False
-    return n_cand, n_ev
-
-
-@njit(cache=True, nogil=True)
-def mask_kernel(need, hu_state, ask_all, botzone, suit_table, S, to_act, legal_mask, cand, ev):
-    """Legal masks and ``to_act`` of the games in ``need`` (docs/rules.md §2, §10).
-
-    Args:
-        need: ``(B,) bool`` in/out: games whose masks are to be built; a game stays in it while
-            it waits for the scores of its candidates.
-        hu_state: ``(B, 4) int8`` in/out per seat: 0 not asked, 1 complete and waiting for the
-            scorer, 2 scored as a legal win, 3 scored as no legal win (set by the engine);
-            reset to 0 when the game's masks are built.
-        ask_all: ``claim_round == "all"``: every other seat is asked in claim rounds and
-            robbing windows (Pass-only without an option); else rounds nobody can answer pass
-            automatically (the next seat draws / the kong declarer replaces).
-        botzone, suit_table, S: wall layout flag, the suit-key completion table, state tuple.
-        to_act, legal_mask: outputs (rows of the built games written).
-        cand: ``(4B, 4) int64`` out: hands to score ``(game, seat, win tile, rob)``; self-drawn
-            when ``game``'s phase is ACT.
-        ev: ``(B, 4) int64`` out: hands ended by an automatic draw finding no tile.
-
-    Returns:
-        ``(candidates, events)`` row counts.
-    """
-    b = need.shape[0]
-    n_cand = 0
-    n_ev = 0
-    h = np.empty(34, dtype=np.int64)
-    comp = np.zeros(4, dtype=np.bool_)
-    for g in range(b):
-        if need[g]:
-            n_cand, n_ev = _game_masks(
-                g, need, hu_state, ask_all, botzone, suit_table, S, to_act, legal_mask, cand,
-                n_cand, ev, n_ev, h, comp,
-            )  # fmt: skip
-    return n_cand, n_ev
 
 
 # ----------------------------------------------------------------------------- deal
@@ -920,7 +974,26 @@ def deal_kernel(games, walls, hand_numbers, dealers, winds, players, botzone, S,
         phase[g] = _P_ACT
         current_seat[g] = dl
         _update_left(g, botzone, tiles_left, wall_front, wall_back)
-        if _draw(g, dl, False, False, botzone, S):
+        if _draw(
+            g,
+            dl,
+            False,
+            False,
+            botzone,
+            flower_count,
+            flowers,
+            phase,
+            current_seat,
+            tile_in_play,
+            played_by,
+            after_kong,
+            tiles_left,
+            hand,
+            drawn_tile,
+            wall,
+            wall_front,
+            wall_back,
+        ):
             need[g] = True
         else:
             n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
