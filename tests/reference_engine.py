@@ -211,7 +211,7 @@ class RefGame:
         k = self.seg(seat)
         if self.back[k] <= self.front[k]:
             return False
-        if back:
+        if back and not self.botzone:  # botzone: every tile from the front of the own wall
             self.back[k] -= 1
             tile = self.wall[self.back[k]]
         else:
@@ -249,8 +249,8 @@ class RefGame:
                     n[m["tile"]] += 3
                 elif m["kind"] == GANG:
                     n[m["tile"]] += 4
-        if self.end_reason == BY_DISCARD:
-            n[self.tile_in_play] += 1  # the won discard stays the tile in play (now claimed)
+        if self.end_reason in (BY_DISCARD, ROB_KONG):
+            n[self.tile_in_play] += 1  # the won tile stays counted (the tile in play, seen by all)
         return n
 
     def visible(self, tile: int) -> int:
@@ -268,7 +268,7 @@ class RefGame:
             elif m["kind"] == CHI:
                 melds.append(("CHI", m["tile"], m["claimed"] - m["tile"] + 2))
             else:
-                name = "PENG" if m["kind"] == PENG else "GANG"
+                name = "PENG" if m["kind"] == PENG else "BUGANG" if m["added"] else "GANG"
                 melds.append((name, m["tile"], (seat - m["frm"]) % 4))
         tiles = [t for t in range(34) for _ in range(c[t])]
         vis = self.visible(tile) - (0 if self_drawn else 1)
@@ -309,7 +309,8 @@ class RefGame:
                 h = self.hand[s]
                 m = {2 + t for t in range(34) if h[t]}
                 if self.phase == ACT:
-                    if self.left(s) > 0:
+                    # a kong needs a replacement tile; botzone: the next seat's wall too (§9)
+                    if self.left(s) > 0 and (not self.botzone or self.left((s + 1) % 4) > 0):
                         m |= {167 + t for t in range(34) if h[t] == 4}
                         pungs = {x["tile"] for x in self.melds[s] if x["kind"] == PENG}
                         m |= {201 + t for t in pungs if h[t]}
@@ -333,7 +334,7 @@ class RefGame:
                     if res is not None:
                         opts.add(HU)
                         self.hu_score[s] = res
-                if not rob and self.left((d + 1) % 4) > 0 and HU not in opts:
+                if not rob and self.left((d + 1) % 4) > 0:  # a Hu-able seat may claim too
                     if h[t] >= 2:
                         opts.add(99 + t)
                     if h[t] == 3 and self.left(s) > 0:

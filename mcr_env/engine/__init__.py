@@ -13,7 +13,7 @@ from mcr_env.engine.core import (
     table_points,
 )
 from mcr_env.engine.state import EndReason, GameState, MeldKind, Phase, fields_in_scope
-from mcr_env.engine.walls import make_wall, seeded_walls
+from mcr_env.engine.walls import make_wall, seeded_walls, wall_from_judge, wall_to_judge
 
 __all__ = [
     "score_cache_info",
@@ -29,4 +29,6 @@ __all__ = [
     "match_hand_layout",
     "seeded_walls",
     "table_points",
+    "wall_from_judge",
+    "wall_to_judge",
 ]

@@ -16,13 +16,17 @@ Decisions (one step = one decision per game; every live game advances every step
 games selected by ``step(actions, games=...)``):
 
 * ``Phase.ACT`` -- the current seat drew (or took a kong replacement): Hu, AnGang, BuGang, Play.
+  A kong needs a replacement tile (botzone layout: in the declarer's own wall, and the next
+  seat's wall must not be empty either, as the Botzone judge rules; docs/rules.md §2, §9).
 * ``Phase.DISCARD`` -- after its Chi/Peng the claimer must Play.
 * ``Phase.CLAIM`` -- the other seats answer the discard at once. Who is asked is
   ``RulesConfig.claim_round`` (docs/rules.md §10): ``"options"`` (default) asks only seats with
   at least one option besides Pass (``to_act``) and passes a round nobody can answer
   automatically inside the same step (no decision is created); ``"all"`` asks all three
   non-discarders in every round, a seat without an option getting a Pass-only mask. A seat that
-  can Hu may only Hu or Pass (RULES.md: passing on a Hu forbids a lower claim on the same tile).
+  can Hu may claim Peng, Gang or Chi instead (RULES.md §2; the Botzone judge accepts it). Chi,
+  Peng and Gang need a tile left after the discarder (the last discard may only be won); Gang
+  also a replacement tile for the claimer.
 * ``Phase.ROB`` -- after a BuGang, seats that can win on the added tile answer Hu or Pass (with
   ``claim_round="all"``: all three other seats, Pass-only where they cannot win).
 
@@ -622,7 +626,9 @@ class MCREngine:
             if kind == _M_CHI:
                 out.append(("CHI", tile, int(st.meld_claimed[gi, si, j]) - tile + 2))
             else:
-                name = "PENG" if kind == _M_PENG else "GANG"
+                name = (
+                    "PENG" if kind == _M_PENG else "BUGANG" if st.meld_added[gi, si, j] else "GANG"
+                )
                 out.append((name, tile, (si - frm) % 4))
         return out
 
@@ -746,9 +752,10 @@ class MCREngine:
         for j in range(int(st.n_melds[gi, di])):
             if st.meld_kind[gi, di, j] == _M_GANG and st.meld_tile[gi, di, j] == tile:
                 if st.meld_added[gi, di, j]:
+                    # the robbed tile (still tile_in_play) was seen by all and stays counted in
+                    # visible_count, as a won discard does
                     st.meld_kind[gi, di, j] = _M_PENG
                     st.meld_added[gi, di, j] = False
-                    st.visible_count[gi, tile] -= 1
                     return
 
 

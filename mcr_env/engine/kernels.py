@@ -268,10 +268,15 @@ def _draw(
     wall_front,
     wall_back,
 ):
-    """Seat ``s`` of game ``g`` draws (from the back for a replacement); flowers are set aside
-    and replaced from the back (a tile replacing a flower is an ordinary draw: ``after_kong``
+    """Seat ``s`` of game ``g`` draws (official layout: from the back for a replacement;
+    botzone: always from the front of the seat's own wall); flowers are set aside and replaced
+    from the back (a tile replacing a flower is an ordinary draw: ``after_kong``
     False). Sets ACT. Returns False when no tile was left (the caller ends the hand)."""
     seg = s if botzone else 0
+    if botzone:
+        # kong replacements come from the same end of the seat's own wall as its draws (the
+        # Botzone judge's order, docs/rules.md §2, §9)
+        back = False
     if wall_back[g, seg] <= wall_front[g, seg]:
         _update_left(g, botzone, tiles_left, wall_front, wall_back)
         return False
@@ -737,7 +742,9 @@ def step_kernel(
                     s = (d + k) % 4
                     hu_ok = comp[k] and hu_state[g, s] == 2
                     opt = hu_ok
-                    if not rob and nxt_left > 0 and not hu_ok:  # last discard: only Hu
+                    # the last discard (no tile after the discarder) may only be won; a seat
+                    # that can Hu may claim instead (docs/rules.md §2)
+                    if not rob and nxt_left > 0:
                         cnt = hand[g, s, t]
                         if cnt >= 2:
                             legal_mask[g, s, PENG_OFFSET + t] = True
@@ -831,6 +838,8 @@ def step_kernel(
                             break
                         hu_ok = hu_state[g, c] == 2
                 kong_ok = act and tiles_left[g, c] > 0
+                if botzone and tiles_left[g, (c + 1) % 4] <= 0:
+                    kong_ok = False  # the judge also needs a tile in the next seat's wall (§9)
                 for x in range(34):
                     cnt = hand[g, c, x]
                     if cnt > 0:
