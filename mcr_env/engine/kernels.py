@@ -248,30 +248,26 @@ def _update_left(g, botzone, tiles_left, wall_front, wall_back):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _draw(
-    g,
-    s,
-    back,
-    after,
-    botzone,
-    flower_count,
-    flowers,
-    phase,
-    current_seat,
-    tile_in_play,
-    played_by,
-    after_kong,
-    tiles_left,
-    hand,
-    drawn_tile,
-    wall,
-    wall_front,
-    wall_back,
-):
+def _draw(g, s, back, after, botzone, D):
     """Seat ``s`` of game ``g`` draws (official layout: from the back for a replacement;
     botzone: always from the front of the seat's own wall); flowers are set aside and replaced
     from the back (a tile replacing a flower is an ordinary draw: ``after_kong``
     False). Sets ACT. Returns False when no tile was left (the caller ends the hand)."""
+    (
+        flower_count,
+        flowers,
+        phase,
+        current_seat,
+        tile_in_play,
+        played_by,
+        after_kong,
+        tiles_left,
+        hand,
+        drawn_tile,
+        wall,
+        wall_front,
+        wall_back,
+    ) = D
     seg = s if botzone else 0
     if botzone:
         # kong replacements come from the same end of the seat's own wall as its draws (the
@@ -308,7 +304,20 @@ def _draw(
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _add_meld(g, s, kind, tile, frm, claimed, meld_kind, meld_tile, meld_from, meld_claimed, n):
+def _claimer_discards(g, s, D):
+    """After a Pung or Chi claim seat ``s`` of game ``g`` is to discard (no tile in play, not
+    after a kong)."""
+    (_, _, phase, current_seat, tile_in_play, played_by, after_kong) = D[:7]
+    phase[g] = _P_DISCARD
+    current_seat[g] = s
+    tile_in_play[g] = -1
+    played_by[g] = -1
+    after_kong[g] = False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_meld(g, s, kind, tile, frm, claimed, M):
+    meld_kind, meld_tile, meld_from, meld_claimed, n = M
     slot = n[g, s]
     meld_kind[g, s, slot] = kind
     meld_tile[g, s, slot] = tile
@@ -426,6 +435,22 @@ def step_kernel(
         ``(status, events, candidates, illegal seats)``; status -1: an illegal action with
         ``raise_illegal`` (nothing changed).
     """
+    D = (
+        flower_count,
+        flowers,
+        phase,
+        current_seat,
+        tile_in_play,
+        played_by,
+        after_kong,
+        tiles_left,
+        hand,
+        drawn_tile,
+        wall,
+        wall_front,
+        wall_back,
+    )  # what _draw changes
+    M = (meld_kind, meld_tile, meld_from, meld_claimed, n_melds)  # what _add_meld changes
     b = need.shape[0]
     n_bad = 0
     n_ev = 0
@@ -493,41 +518,10 @@ def step_kernel(
                         n_ev = _event(ev, n_ev, g, _E_SELF, c, -1)
                     elif kind == _A_ANGANG:
                         hand[g, c, t] -= 4
-                        slot = _add_meld(
-                            g,
-                            c,
-                            _M_ANGANG,
-                            -1,
-                            -1,
-                            -1,
-                            meld_kind,
-                            meld_tile,
-                            meld_from,
-                            meld_claimed,
-                            n_melds,
-                        )
+                        slot = _add_meld(g, c, _M_ANGANG, -1, -1, -1, M)
                         angang_tile[g, c, slot] = t
                         drawn_tile[g, c] = -1
-                        if _draw(
-                            g,
-                            c,
-                            True,
-                            True,
-                            botzone,
-                            flower_count,
-                            flowers,
-                            phase,
-                            current_seat,
-                            tile_in_play,
-                            played_by,
-                            after_kong,
-                            tiles_left,
-                            hand,
-                            drawn_tile,
-                            wall,
-                            wall_front,
-                            wall_back,
-                        ):
+                        if _draw(g, c, True, True, botzone, D):
                             need[g] = True
                         else:
                             n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
@@ -564,26 +558,7 @@ def step_kernel(
                     break
                 if rob:
                     # nobody robbed the kong: it stands, the declarer takes a replacement
-                    if _draw(
-                        g,
-                        d,
-                        True,
-                        True,
-                        botzone,
-                        flower_count,
-                        flowers,
-                        phase,
-                        current_seat,
-                        tile_in_play,
-                        played_by,
-                        after_kong,
-                        tiles_left,
-                        hand,
-                        drawn_tile,
-                        wall,
-                        wall_front,
-                        wall_back,
-                    ):
+                    if _draw(g, d, True, True, botzone, D):
                         need[g] = True
                     else:
                         n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
@@ -595,63 +570,16 @@ def step_kernel(
                         if kd[k] == _A_GANG:
                             hand[g, s, t] -= 3
                             visible_count[g, t] += 3
-                            _add_meld(
-                                g,
-                                s,
-                                _M_GANG,
-                                t,
-                                d,
-                                t,
-                                meld_kind,
-                                meld_tile,
-                                meld_from,
-                                meld_claimed,
-                                n_melds,
-                            )
-                            if _draw(
-                                g,
-                                s,
-                                True,
-                                True,
-                                botzone,
-                                flower_count,
-                                flowers,
-                                phase,
-                                current_seat,
-                                tile_in_play,
-                                played_by,
-                                after_kong,
-                                tiles_left,
-                                hand,
-                                drawn_tile,
-                                wall,
-                                wall_front,
-                                wall_back,
-                            ):
+                            _add_meld(g, s, _M_GANG, t, d, t, M)
+                            if _draw(g, s, True, True, botzone, D):
                                 need[g] = True
                             else:
                                 n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
                         else:
                             hand[g, s, t] -= 2
                             visible_count[g, t] += 2
-                            _add_meld(
-                                g,
-                                s,
-                                _M_PENG,
-                                t,
-                                d,
-                                t,
-                                meld_kind,
-                                meld_tile,
-                                meld_from,
-                                meld_claimed,
-                                n_melds,
-                            )
-                            phase[g] = _P_DISCARD
-                            current_seat[g] = s
-                            tile_in_play[g] = -1
-                            played_by[g] = -1
-                            after_kong[g] = False
+                            _add_meld(g, s, _M_PENG, t, d, t, M)
+                            _claimer_discards(g, s, D)
                             need[g] = True
                         done = True
                         break
@@ -666,47 +594,12 @@ def step_kernel(
                         if tile != t:
                             hand[g, s, tile] -= 1
                             visible_count[g, tile] += 1
-                    _add_meld(
-                        g,
-                        s,
-                        _M_CHI,
-                        mid,
-                        d,
-                        t,
-                        meld_kind,
-                        meld_tile,
-                        meld_from,
-                        meld_claimed,
-                        n_melds,
-                    )
-                    phase[g] = _P_DISCARD
-                    current_seat[g] = s
-                    tile_in_play[g] = -1
-                    played_by[g] = -1
-                    after_kong[g] = False
+                    _add_meld(g, s, _M_CHI, mid, d, t, M)
+                    _claimer_discards(g, s, D)
                     need[g] = True
                     break
                 # everybody passed: the next seat draws
-                if _draw(
-                    g,
-                    (d + 1) % 4,
-                    False,
-                    False,
-                    botzone,
-                    flower_count,
-                    flowers,
-                    phase,
-                    current_seat,
-                    tile_in_play,
-                    played_by,
-                    after_kong,
-                    tiles_left,
-                    hand,
-                    drawn_tile,
-                    wall,
-                    wall_front,
-                    wall_back,
-                ):
+                if _draw(g, (d + 1) % 4, False, False, botzone, D):
                     need[g] = True
                 else:
                     n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
@@ -775,47 +668,9 @@ def step_kernel(
                     break
                 # nobody can answer: the next seat draws, or the kong declarer replaces
                 if rob:
-                    ok = _draw(
-                        g,
-                        d,
-                        True,
-                        True,
-                        botzone,
-                        flower_count,
-                        flowers,
-                        phase,
-                        current_seat,
-                        tile_in_play,
-                        played_by,
-                        after_kong,
-                        tiles_left,
-                        hand,
-                        drawn_tile,
-                        wall,
-                        wall_front,
-                        wall_back,
-                    )
+                    ok = _draw(g, d, True, True, botzone, D)
                 else:
-                    ok = _draw(
-                        g,
-                        (d + 1) % 4,
-                        False,
-                        False,
-                        botzone,
-                        flower_count,
-                        flowers,
-                        phase,
-                        current_seat,
-                        tile_in_play,
-                        played_by,
-                        after_kong,
-                        tiles_left,
-                        hand,
-                        drawn_tile,
-                        wall,
-                        wall_front,
-                        wall_back,
-                    )
+                    ok = _draw(g, (d + 1) % 4, False, False, botzone, D)
                 if not ok:
                     n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
                     need[g] = False
@@ -908,6 +763,21 @@ def deal_kernel(games, walls, hand_numbers, dealers, winds, players, botzone, S,
         wall_front,
         wall_back,
     ) = S
+    D = (
+        flower_count,
+        flowers,
+        phase,
+        current_seat,
+        tile_in_play,
+        played_by,
+        after_kong,
+        tiles_left,
+        hand,
+        drawn_tile,
+        wall,
+        wall_front,
+        wall_back,
+    )  # what _draw changes
     n_ev = 0
     length = walls.shape[1]
     for i in range(games.shape[0]):
@@ -983,26 +853,7 @@ def deal_kernel(games, walls, hand_numbers, dealers, winds, players, botzone, S,
         phase[g] = _P_ACT
         current_seat[g] = dl
         _update_left(g, botzone, tiles_left, wall_front, wall_back)
-        if _draw(
-            g,
-            dl,
-            False,
-            False,
-            botzone,
-            flower_count,
-            flowers,
-            phase,
-            current_seat,
-            tile_in_play,
-            played_by,
-            after_kong,
-            tiles_left,
-            hand,
-            drawn_tile,
-            wall,
-            wall_front,
-            wall_back,
-        ):
+        if _draw(g, dl, False, False, botzone, D):
             need[g] = True
         else:
             n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
