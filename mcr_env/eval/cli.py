@@ -35,10 +35,10 @@ def require_positive(**values: int) -> None:
 
 
 def load_agent(spec: str, seed: int, option: str) -> Any:
-    """``baselines.agents.make_agent(spec, seed)``; any failure to build or load the agent
-    (unknown spec, missing or unreadable checkpoint) becomes a :class:`UsageError` naming the
-    command-line ``option`` and the spec."""
-    from baselines.agents import make_agent
+    """:func:`mcr_env.eval.registry.make_agent` ``(spec, seed)``; any failure to build or load
+    the agent (unknown spec, missing or unreadable checkpoint) becomes a :class:`UsageError`
+    naming the command-line ``option`` and the spec."""
+    from mcr_env.eval.registry import make_agent
 
     try:
         return make_agent(spec, seed=seed)
