@@ -443,16 +443,17 @@ class MCREngine:
             if need.any():
                 gn = g[need]
                 roots = self._root_seeds[gn]
-                wn = np.empty((len(gn), self._wall_len), dtype=np.int8)
-                for root in np.unique(roots).tolist():  # one root seed in all usual cases
-                    m = roots == root
-                    wn[m] = seeded_walls(
-                        self.config.wall_layout,
-                        int(root),
-                        gn[m] + self.first_game,
-                        self._episode[gn[m]],
-                        hand_numbers[need][m],
-                    )
+                hn = hand_numbers[need]
+                layout, first = self.config.wall_layout, self.first_game
+                if (roots == roots[0]).all():  # one root seed in all usual cases
+                    wn = seeded_walls(layout, int(roots[0]), gn + first, self._episode[gn], hn)
+                else:
+                    wn = np.empty((len(gn), self._wall_len), dtype=np.int8)
+                    for root in np.unique(roots).tolist():
+                        m = roots == root
+                        wn[m] = seeded_walls(
+                            layout, int(root), gn[m] + first, self._episode[gn[m]], hn[m]
+                        )
                 walls[need] = wn
         hand_numbers = np.asarray(hand_numbers, dtype=np.int64)
         if self._match:
