@@ -257,6 +257,61 @@ def bench_env(
     }
 
 
+def bench_gym(
+    batch: int,
+    seconds: float,
+    layout: str = "official",
+    seed: int = 0,
+    claim_round: str = "options",
+    policy: str = "uniform",
+) -> dict:
+    """The single-table Gymnasium path: ``gymnasium.make("mcr_env/MCR-v0")`` (one learner
+    seat, the three others played inside ``step`` by the default random opponents, planes-v0
+    observations), the learner answering a uniformly random legal action; ``batch`` must be 1.
+
+    Returns:
+        dict with ``learner_steps``, ``learner_steps_per_s``, ``hands``, ``hands_per_s``,
+        ``cpu_seconds``, ``learner_steps_per_cpu_s``.
+    """
+    import gymnasium as gym
+
+    import mcr_env  # noqa: F401  (registers MCR-v0)
+
+    if batch != 1 or policy != "uniform":
+        raise ValueError("the gym path is one table (--batch 1) with --policy uniform")
+    env = gym.make("mcr_env/MCR-v0", config=RulesConfig(wall_layout=layout))
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    steps = hands = 0
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    while True:
+        legal = np.flatnonzero(obs["action_mask"])
+        obs, _, terminated, truncated, _ = env.step(int(legal[rng.integers(legal.size)]))
+        steps += 1
+        if terminated or truncated:
+            hands += 1
+            obs, _ = env.reset()
+        if steps % 64 == 0 and time.perf_counter() - t0 >= seconds:
+            break
+    dt = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    return {
+        "batch": 1,
+        "layout": layout,
+        "claim_round": claim_round,
+        "policy": policy,
+        "env": "mcr_env/MCR-v0",
+        "learner_steps": steps,
+        "hands": hands,
+        "seconds": round(dt, 3),
+        "learner_steps_per_s": round(steps / dt, 1),
+        "hands_per_s": round(hands / dt, 1),
+        "cpu_seconds": round(cpu, 3),
+        "learner_steps_per_cpu_s": round(steps / cpu, 1),
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024, 4096])
@@ -276,8 +331,9 @@ def main(argv: list[str] | None = None) -> None:
         "--paths",
         nargs="+",
         default=["engine", "env"],
-        choices=["engine", "env"],
-        help="engine: MCREngine alone; env: MCRBatchEnv (observations, masks, rewards)",
+        choices=["engine", "env", "gym"],
+        help="engine: MCREngine alone; env: MCRBatchEnv (observations, masks, rewards); gym: "
+        "the Gymnasium MCR-v0 single-table env (learner steps, use with --batch 1)",
     )
     ap.add_argument(
         "--workers",
@@ -290,7 +346,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeat", type=int, default=1, help="rounds of the interleaved --workers")
     args = ap.parse_args(argv)
     meta = _meta()
-    benches = {"engine": bench_engine, "env": bench_env}
+    benches = {"engine": bench_engine, "env": bench_env, "gym": bench_gym}
     runs = [
         (p, pol, b, cr, None)
         for p in args.paths
