@@ -364,6 +364,8 @@ def main(argv: list[str] | None = None) -> None:
             for k in args.workers
         ]
     for path, pol, b, cr, k in runs:
+        if path == "gym" and (b != 1 or pol != "uniform"):
+            continue  # one table, random learner: the other batch sizes and policies skip it
         extra = {} if k is None else {"workers": k}
         row = {
             "bench": path,
