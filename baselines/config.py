@@ -146,6 +146,10 @@ class EvalConfig:
     """``rotations`` (4 seatings) or ``all`` (the 24 permutations)."""
     batch_size: int = 256
     """games played in parallel."""
+    num_workers: int = -1
+    """worker processes playing the batches (``mcr_env.eval.parallel``): -1 = one per CPU,
+    0 = in this process; the results are the same for every value >= 1 (each batch gets its
+    own copy of the agents)."""
     opponents: tuple = ("random", "rule")
     """opponents of the evaluated agent; each match is the agent vs three copies of one."""
     greedy: bool = True

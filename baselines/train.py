@@ -174,6 +174,7 @@ def run(cfg: RunConfig, progress: bool = True) -> dict:
                     permutations=cfg.eval.permutations,
                     seed=cfg.seed + 10_000,
                     batch_size=cfg.eval.batch_size,
+                    num_workers=cfg.eval.num_workers,
                     rules=rules,
                     encoder=encoder,
                     progress=progress,
