@@ -70,22 +70,6 @@ def check_invariants(eng) -> None:
     # visible counts: unclaimed discards + open meld tiles
     assert (eng.rewards.sum(axis=1) == 0).all()
     assert (st.hand >= 0).all() and (st.hand <= 4).all()
-    check_wait_cache(eng)
-
-
-def check_wait_cache(eng) -> None:
-    """The engine's incremental waiting-hand summaries equal a fresh summary of the hands."""
-    from mcr_env.engine.handshape import may_wait, summarize
-
-    st = eng.state
-    waiting = ~turn_mask(eng) & ~eng.terminated[:, None]
-    g, s = np.nonzero(waiting)
-    planes, keys, sums, hp = summarize(st.hand[g, s])
-    np.testing.assert_array_equal(eng._planes[g, s], planes)
-    np.testing.assert_array_equal(eng._suit_keys[g, s], keys)
-    np.testing.assert_array_equal(eng._suit_sums[g, s], sums)
-    np.testing.assert_array_equal(eng._honor_pairs[g, s], hp)
-    np.testing.assert_array_equal(eng._may_wait[g, s], may_wait(planes, sums, hp, st.n_melds[g, s]))
 
 
 def turn_mask(eng) -> np.ndarray:
