@@ -1,4 +1,4 @@
-"""Engine and env throughput under a play policy (DESIGN.md "Performance").
+"""Engine and env throughput under a play policy (docs/design.md "Performance").
 
 Prints one JSON line per (path, policy, batch size) with ``batch``, ``policy``, ``hands_per_s``
 (complete hands per second), ``decisions_per_s`` (acting (game, seat) pairs answered per

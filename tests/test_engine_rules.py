@@ -1,4 +1,4 @@
-"""Scripted scenario tests: one per rule of RULES.md sections 2-4, on explicit walls."""
+"""Scripted scenario tests: one per rule of docs/rules.md §2-§4, on explicit walls."""
 
 from __future__ import annotations
 

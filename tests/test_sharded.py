@@ -1,5 +1,5 @@
 """ShardedBatchEnv: identical results to the in-process MCRBatchEnv for every k and B, records,
-errors, and a killed worker (DESIGN.md "Scale")."""
+errors, and a killed worker (docs/design.md "Scale")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Two-worlds test helper (DESIGN.md "Information"; docs/rules.md §2 hidden information, §10 who
-is asked): pairs of games that differ only in what one seat ``s`` cannot see, played whole
+"""Two-worlds test helper (docs/design.md "Information"; docs/rules.md §2 hidden information,
+§10 who is asked): pairs of games that differ only in what one seat ``s`` cannot see, played whole
 through every interface, so that a test can check that everything the interface gives seat ``s``
 (observation, mask, seat view, rendered view, replay text, and the order in which agents are
 asked to act) is identical in the two worlds.

@@ -1,4 +1,4 @@
-"""Batched MCR game engine (RULES.md sections 2-4).
+"""Batched MCR game engine (docs/rules.md §2-§4).
 
 ``MCREngine`` plays B games in lockstep over a struct-of-arrays ``GameState``; ``RulesConfig``
 selects the wall layout, scoring profile, illegal-action handling and single hand vs match.

@@ -1,4 +1,4 @@
-"""The batched MCR game engine (RULES.md sections 2-4, DESIGN.md "Engine contract").
+"""The batched MCR game engine (docs/rules.md §2-§4, docs/design.md "Engine contract").
 
 :class:`MCREngine` plays B independent games at once. The state is a :class:`GameState` (struct
 of numpy arrays, leading dim B). After every ``reset``/``step``:
@@ -33,7 +33,7 @@ games selected by ``step(actions, games=...)``):
 Automatic (no decision): flower replacement, draws, replacement draws, exhaustive draw, and
 (``claim_round="options"``) claim rounds and robbing windows where nobody can answer.
 
-Match mode (``RulesConfig(match="match")``, RULES.md section 4): the hand boundary is exposed
+Match mode (``RulesConfig(match="match")``, docs/rules.md §4): the hand boundary is exposed
 by ``hand_over``; the next hand is dealt in the same step (dealer, prevalent wind and
 ``state.player_at_seat`` from :func:`match_hand_layout`), ``terminated`` is set only after hand
 16, and ``table_points`` then holds the 4/2/1/0 points per player. Seats (0..3, play order) are
@@ -106,7 +106,7 @@ _E_DISCARD = int(EndReason.DISCARD)
 _E_EXHAUSTIVE = int(EndReason.EXHAUSTIVE)
 
 
-# Seat occupied by each player in round r (RULES.md section 4): PLAYER_AT_SEAT[r, seat] = player.
+# Seat occupied by each player in round r (docs/rules.md §4): PLAYER_AT_SEAT[r, seat] = player.
 PLAYER_AT_SEAT = np.array([[0, 1, 2, 3], [1, 0, 3, 2], [2, 3, 1, 0], [3, 2, 0, 1]], dtype=np.int8)
 """``(4, 4) int8``: player at each seat in round r (0 East, 1 South, 2 West, 3 North round)."""
 SEAT_OF_PLAYER = np.argsort(PLAYER_AT_SEAT, axis=1).astype(np.int8)
@@ -118,7 +118,7 @@ def match_hand_layout(hand_number: int) -> tuple[int, int, np.ndarray]:
 
     Round ``r = hand_number // 4`` has prevalent wind r. Before rounds 2-4 the players change
     places (PLAYER_AT_SEAT); the first dealer of each round is the seat of player 0 (East of hand
-    1), and the dealership passes to the next seat after every hand (RULES.md section 4).
+    1), and the dealership passes to the next seat after every hand (docs/rules.md §4).
 
     Returns:
         ``(dealer_seat, prevalent_wind, player_at_seat (4,) int8)``.
@@ -194,7 +194,7 @@ def _cached_score(
 ):
     """``score_win`` of one complete hand, keyed by everything the score depends on (concealed
     tiles, win tile, melds, the four flags, winds, flowers, profile); the ScoreResult if it is
-    a legal win (>= 8 points without flowers, RULES.md section 2), else None."""
+    a legal win (>= 8 points without flowers, docs/rules.md §2), else None."""
     score_win = _scoring()[0]
     try:
         res = score_win(
@@ -233,7 +233,7 @@ def score_cache_info() -> dict:
 
 
 class MCREngine:
-    """B games of MCR played in lockstep (RULES.md sections 2-4).
+    """B games of MCR played in lockstep (docs/rules.md §2-§4).
 
     Args:
         batch_size: B >= 1.
@@ -739,7 +739,7 @@ class MCREngine:
 
     def _settle_wins(self, wins: np.ndarray, hu_cache: dict) -> None:
         """Settle the wins ``wins (n, 4)`` rows ``(game, EndReason, winner, from)`` with the
-        scores of the masks they were chosen from (``hu_cache``); RULES.md section 3."""
+        scores of the masks they were chosen from (``hu_cache``); docs/rules.md §3."""
         st = self.state
         results = [hu_cache[(int(w[0]), int(w[2]))] for w in wins]
         totals = np.array([res.total for res, _ in results], dtype=np.int64)
@@ -772,7 +772,7 @@ class MCREngine:
 
 def table_points(scores: np.ndarray) -> np.ndarray:
     """Competition table points 4/2/1/0 by rank of ``scores (N, 4)``; tied players share the
-    mean of the points of the ranks they occupy (RULES.md section 4). Returns ``(N, 4) float32``.
+    mean of the points of the ranks they occupy (docs/rules.md §4). Returns ``(N, 4) float32``.
     """
     scores = np.asarray(scores)
     pts = np.array([4.0, 2.0, 1.0, 0.0])

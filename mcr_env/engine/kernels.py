@@ -1,4 +1,4 @@
-"""Compiled per-step kernels of :class:`mcr_env.engine.core.MCREngine` (DESIGN.md "Engine").
+"""Compiled per-step kernels of :class:`mcr_env.engine.core.MCREngine` (docs/design.md "Engine").
 
 Every function here is a numba ``@njit(cache=True, nogil=True)`` kernel that loops over the
 games of the batch and mutates the :class:`mcr_env.engine.state.GameState` arrays in place, so

@@ -1,5 +1,5 @@
 """Game records: capture games played on an :class:`MCREngine`, write/read them as JSON lines,
-and replay them through the engine with full verification (RULES.md sections 2-4).
+and replay them through the engine with full verification (docs/rules.md §2-§4).
 
 Format (``"format": "mcr-env-record"``, ``"version": 1``): one JSON object per line, one line per
 finished game (a single hand, or a whole 16-hand match in match mode)::
@@ -39,7 +39,7 @@ Fields:
 * ``result``: from ``MCREngine.last_hand_result``: :class:`EndReason` name, winning seat and the
   seat that paid as discarder (-1 = none / self-drawn), win tile (Botzone code or null), fans
   (``fan`` = ``Fan`` value, English name, points per occurrence, count), total points
-  including flowers, ``settlement`` per SEAT (sums to zero, RULES.md section 3), punished
+  including flowers, ``settlement`` per SEAT (sums to zero, docs/rules.md §3), punished
   seats (``illegal_action="penalize"``).
 * ``final_scores``: points per PLAYER summed over the hands (``state.match_scores``);
   ``table_points``: match table points per player (match mode), else null.

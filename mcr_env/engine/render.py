@@ -1,4 +1,4 @@
-"""Text rendering of one table of the batched state (RULES.md section 2).
+"""Text rendering of one table of the batched state (docs/rules.md §2).
 
 :func:`render_table` draws game ``game`` of a :class:`GameState`, either in full (every hand and
 concealed kong shown) or as one seat sees it (``seat=s``: the state is first reduced to

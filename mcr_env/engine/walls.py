@@ -1,6 +1,6 @@
 """Walls: seeded shuffles (independent of the batch size) and explicit walls for scripted games.
 
-A wall is a row of tile ids in draw order (RULES.md section 2):
+A wall is a row of tile ids in draw order (docs/rules.md §2):
 
 * ``official`` layout: ``(144,)`` -- the 13-tile hands are dealt from the front in blocks of 13
   (the dealer's first, then downstream), normal draws continue from the front, replacements

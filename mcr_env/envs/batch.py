@@ -83,7 +83,7 @@ class MCRBatchEnv:
         config: engine :class:`RulesConfig` (default: official wall, single hands, illegal
             actions raise ValueError naming game, seat and action; for a training mode that
             punishes them instead pass ``RulesConfig(illegal_action="penalize")``: the offender
-            pays 30, the others get 10, the hand ends, RULES.md §3).
+            pays 30, the others get 10, the hand ends, docs/rules.md §3).
         encoder: encoder id (default ``"planes-v0"``) or an ``Encoder``.
         reward: reward name (:data:`mcr_env.rewards.REWARD_NAMES`) or a ``RewardFunction``.
         reward_kwargs: keyword arguments of a named reward.
@@ -107,7 +107,7 @@ class MCRBatchEnv:
 
     ``step`` returns ``(obs, rewards (B, 4) float32, terminated (B,) bool, truncated (B,) bool
     (always False: hands always end), info)``; ``info["settlement"]`` is the raw settlement
-    ``(B, 4) int32`` (points, RULES.md §3) of the hands that ended at this step.
+    ``(B, 4) int32`` (points, docs/rules.md §3) of the hands that ended at this step.
 
     Raises:
         ValueError / TypeError: bad arguments (the message names them).

@@ -1,5 +1,5 @@
 """What a person is shown of a table: JSON-ready snapshots ("frames") of one game and the
-public description of each step, in full or as one seat sees it (RULES.md §2, docs/rules.md §10).
+public description of each step, in full or as one seat sees it (docs/rules.md §2, §10).
 
 Both the terminal game (:mod:`mcr_env.play.terminal`) and the HTML replay viewer
 (:mod:`mcr_env.play.html`) are built on these two functions, so the information rule is applied

@@ -1,4 +1,4 @@
-"""Hand analysis: winning shapes, shanten and waits (RULES.md section 2, "A winning hand").
+"""Hand analysis: winning shapes, shanten and waits (docs/rules.md §2, "A winning hand").
 
 A hand is given as its concealed tile counts ``counts`` ``(34,)`` (tile ids of
 :mod:`mcr_env.tiles`) plus ``n_melds``, the number of melded sets (chows, pungs, kongs, concealed
@@ -293,7 +293,7 @@ def _complete_rows(c: np.ndarray, n: np.ndarray) -> np.ndarray:
 
 
 def complete_mask(counts, n_melds) -> np.ndarray:
-    """Which hands are complete (any winning form, shape only). RULES.md section 2.
+    """Which hands are complete (any winning form, shape only). docs/rules.md §2.
 
     Args:
         counts: ``(N, 34)`` integer concealed tile counts (0..4), each row holding
@@ -325,7 +325,7 @@ def is_complete(counts, n_melds: int = 0) -> bool:
 
     Returns:
         True for 4 - n_melds sets and a pair, Seven Pairs, Thirteen Orphans, Honors and Knitted
-        Tiles, or Knitted Straight (RULES.md section 2; shape only, no 8-point check).
+        Tiles, or Knitted Straight (docs/rules.md §2; shape only, no 8-point check).
 
     Raises:
         TypeError: non-integer counts or n_melds.
@@ -375,7 +375,7 @@ def winning_tiles(counts, n_melds: int = 0) -> list[int]:
     """Tile kinds that complete a hand of ``13 - 3 * n_melds`` concealed tiles, ascending.
 
     Shape only: a tile is listed even if all four copies are already in the hand, and the
-    8-point minimum is ignored (RULES.md section 2).
+    8-point minimum is ignored (docs/rules.md §2).
 
     Args:
         counts: ``(34,)`` concealed tile counts (ints 0..4).
@@ -531,7 +531,7 @@ _SHANTEN_DOC = """
 
 
 def regular_shanten(counts, n_melds: int = 0) -> int:
-    """Shanten toward ``4 - n_melds`` sets and a pair (RULES.md section 2)."""
+    """Shanten toward ``4 - n_melds`` sets and a pair (docs/rules.md §2)."""
     arr, n = _single(counts, n_melds, "")
     return _regular_single(arr, 4 - n)
 
