@@ -50,9 +50,12 @@ Implementation: the per-step work runs in compiled kernels (:mod:`mcr_env.engine
 numba) that loop over the games of the batch: :func:`~mcr_env.engine.kernels.step_kernel`
 applies the actions (discards, kongs, claims in seat priority, draws with flower replacement)
 and builds the legal masks with an exact shape test of every hand that could win;
-:func:`~mcr_env.engine.kernels.deal_kernel` deals. Exact scoring (``score_win``, Python) runs
-only for the (game, seat) pairs whose hand is complete, answered from a bounded cache
-(:func:`score_cache_info`); its 8-point test is what makes Hu legal. A usual step is one kernel
+:func:`~mcr_env.engine.kernels.deal_kernel` deals. Hu is legal for a complete hand worth 8
+points (docs/rules.md §2): the kernel decides most complete hands with a compiled bound
+(:func:`mcr_env.scoring.hu_bound.legal_win_bound`, checked against the exact scorer) and lists
+the others for the exact scorer (``score_win``, Python, answered from a bounded cache,
+:func:`score_cache_info`); a win taken on a hand the bound found legal is scored exactly when
+it is settled (:attr:`MCREngine.hu_decisions` counts the three cases). A usual step is one kernel
 call whatever B is (one more per round of scoring or per ended hand).
 """
 
@@ -301,6 +304,9 @@ class MCREngine:
         self._cand = np.zeros((4 * b, 4), dtype=np.int64)  # hands to score
         self._ev = np.zeros((b, 4), dtype=np.int64)  # ended hands (game, reason, winner, from)
         self._no_acts = np.zeros((b, 4), dtype=np.int64)  # the actions of a masks-only pass
+        # complete hands decided by the compiled 8-point bound (legal, not legal) or left to
+        # the exact scorer (hu_decisions)
+        self._hu_stats = np.zeros(3, dtype=np.int64)
         self._outs = (
             self.to_act,
             self.legal_mask,
@@ -312,6 +318,7 @@ class MCREngine:
             self._hu_state,
             self._cand,
             self._ev,
+            self._hu_stats,
         )
         # root seed of each game (walls derive from it, the game index and the episode counter);
         # set per game so that a partial reset with a seed never reseeds the other games
@@ -319,7 +326,9 @@ class MCREngine:
         self._seeded = False  # some reset has set the root seeds
         self._episode = np.full(b, -1, dtype=np.int64)
         self._match_walls: np.ndarray | None = None  # (B, 16, L) explicit match walls
-        self._hu: dict[tuple[int, int], tuple] = {}  # (game, seat) -> (ScoreResult, win_tile)
+        # (game, seat) -> (ScoreResult, win_tile) of the hands the exact scorer found legal in
+        # the current decision (hands the bound found legal are scored when the Hu is taken)
+        self._hu: dict[tuple[int, int], tuple] = {}
         self._started = False
 
     # ------------------------------------------------------------------ public properties
@@ -332,6 +341,16 @@ class MCREngine:
     def current_seat(self) -> np.ndarray:
         """``(B,) int8`` seat whose turn it is."""
         return self.state.current_seat
+
+    @property
+    def hu_decisions(self) -> dict:
+        """How the Hu legality of the complete hands met so far was decided (docs/rules.md §2):
+        ``bound_legal`` / ``bound_not_legal`` by the compiled 8-point bound
+        (:func:`mcr_env.scoring.hu_bound.legal_win_bound`), ``exact`` by the exact scorer
+        (answered from :func:`score_cache_info`'s cache when the hand was met before). A win
+        taken on a hand the bound found legal is scored exactly when it is settled."""
+        legal, not_legal, exact = (int(x) for x in self._hu_stats)
+        return {"bound_legal": legal, "bound_not_legal": not_legal, "exact": exact}
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, walls=None, games=None) -> None:
@@ -603,6 +622,29 @@ class MCREngine:
                 self._hu_state[gi, si] = 2
                 self._hu[(gi, si)] = (res, ti)
 
+    def _exact_win(self, gi: int, si: int) -> tuple:
+        """``(ScoreResult, win tile)`` of the Hu that seat ``si`` of game ``gi`` declared on a
+        hand the 8-point bound found legal (the state is still that of the decision).
+
+        Raises:
+            RuntimeError: the exact scorer finds no legal win (the bound and the scorer
+                disagree: an engine bug).
+        """
+        st = self.state
+        ph = int(st.phase[gi])
+        self_drawn = ph == _P_ACT
+        ti = int(st.drawn_tile[gi, si]) if self_drawn else int(st.tile_in_play[gi])
+        hand14 = st.hand[gi, si].astype(np.int64)
+        if not self_drawn:
+            hand14[ti] += 1
+        res = self._score(gi, si, ti, self_drawn=self_drawn, rob=ph == _P_ROB, hand14=hand14)
+        if res is None:
+            raise RuntimeError(
+                f"engine invariant: the 8-point bound found game {gi}, seat {si} legal but the "
+                "exact scorer does not"
+            )
+        return res, ti
+
     def _after_hands(self, ended) -> None:
         """Games ``ended`` finished a hand: single hand -> terminated; match -> the next hand
         is dealt (masks built by the caller's loop) or, after hand 16, terminated with table
@@ -741,7 +783,10 @@ class MCREngine:
         """Settle the wins ``wins (n, 4)`` rows ``(game, EndReason, winner, from)`` with the
         scores of the masks they were chosen from (``hu_cache``); docs/rules.md §3."""
         st = self.state
-        results = [hu_cache[(int(w[0]), int(w[2]))] for w in wins]
+        results = [
+            hu_cache.get((int(w[0]), int(w[2]))) or self._exact_win(int(w[0]), int(w[2]))
+            for w in wins
+        ]
         totals = np.array([res.total for res, _ in results], dtype=np.int64)
         pay = np.asarray(
             self._settle_batch(wins[:, 2].astype(np.int64), totals, wins[:, 3].astype(np.int64)),

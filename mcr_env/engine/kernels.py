@@ -52,6 +52,7 @@ from mcr_env.engine.state import (
     MeldKind,
     Phase,
 )
+from mcr_env.scoring.hu_bound import legal_win_bound
 
 STATE_FIELDS = tuple(f.name for f in dataclasses.fields(GameState))
 """Order of the GameState arrays in the state tuple the kernels take."""
@@ -336,6 +337,34 @@ def _event(ev, n_ev, g, reason, win, frm):
     return n_ev + 1
 
 
+@njit(cache=True, nogil=True)
+def _hu_verdict(g, s, h, t, self_drawn, fourth, wall_last, about_kong, MS, hu_stats):
+    """:func:`~mcr_env.scoring.hu_bound.legal_win_bound` of seat ``s`` of game ``g`` winning
+    on tile ``t`` with concealed counts ``h (34,)`` (winning tile included): 1 legal, 0 not,
+    -1 for the exact scorer; counted in ``hu_stats``."""
+    meld_kind, meld_tile, angang_tile, n_melds, dealer, prevalent_wind, mk, mt = MS
+    n = n_melds[g, s]
+    for j in range(n):
+        kind = meld_kind[g, s, j]
+        mk[j] = kind
+        mt[j] = angang_tile[g, s, j] if kind == _M_ANGANG else meld_tile[g, s, j]
+    v = legal_win_bound(
+        h,
+        n,
+        mk,
+        mt,
+        t,
+        self_drawn,
+        fourth,
+        wall_last,
+        about_kong,
+        (s - dealer[g]) % 4,
+        prevalent_wind[g],
+    )
+    hu_stats[0 if v == 1 else 1 if v == 0 else 2] += 1
+    return v
+
+
 # ----------------------------------------------------------------------------- step
 
 
@@ -392,6 +421,7 @@ def step_kernel(
     hu_state,
     cand,
     ev,
+    hu_stats,
 ):
     """One engine step over the batch, or (``masks_only``) the masks of the games in ``need``.
 
@@ -430,6 +460,9 @@ def step_kernel(
             (self-drawn when the game's phase is ACT).
         ev: ``(B, 4) int64`` out: ended hands ``(game, EndReason, winner, from)``: Hu actions
             and draws finding no tile.
+        hu_stats: ``(3,) int64`` counters, incremented: complete hands the 8-point bound
+            (:func:`mcr_env.scoring.hu_bound.legal_win_bound`) found legal, found not legal,
+            left to the exact scorer.
 
     Returns:
         ``(status, events, candidates, illegal seats)``; status -1: an illegal action with
@@ -451,6 +484,17 @@ def step_kernel(
         wall_back,
     )  # what _draw changes
     M = (meld_kind, meld_tile, meld_from, meld_claimed, n_melds)  # what _add_meld changes
+    # what the 8-point bound reads, with two scratch rows
+    MS = (
+        meld_kind,
+        meld_tile,
+        angang_tile,
+        n_melds,
+        dealer,
+        prevalent_wind,
+        np.zeros(4, dtype=np.int64),
+        np.zeros(4, dtype=np.int64),
+    )
     b = need.shape[0]
     n_bad = 0
     n_ev = 0
@@ -620,6 +664,13 @@ def step_kernel(
                     h[t] += 1
                     comp[k] = is_complete(h, n_melds[g, s], suit_table)
                     if comp[k] and hu_state[g, s] == 0:
+                        # the last discard: the seat that would draw next has no tile left
+                        last = (not rob) and tiles_left[g, (d + 1) % 4] <= 0
+                        fourth = visible_count[g, t] - 1 >= 3
+                        v = _hu_verdict(g, s, h, t, False, fourth, last, rob, MS, hu_stats)
+                        if v >= 0:
+                            hu_state[g, s] = 2 if v == 1 else 3
+                            continue
                         hu_state[g, s] = 1
                         cand[n_cand, 0] = g
                         cand[n_cand, 1] = s
@@ -684,13 +735,22 @@ def step_kernel(
                         h[x] = hand[g, c, x]
                     if is_complete(h, n_melds[g, c], suit_table):
                         if hu_state[g, c] == 0:
-                            hu_state[g, c] = 1
-                            cand[n_cand, 0] = g
-                            cand[n_cand, 1] = c
-                            cand[n_cand, 2] = drawn_tile[g, c]
-                            cand[n_cand, 3] = 0
-                            n_cand += 1
-                            break
+                            t = np.int64(drawn_tile[g, c])
+                            last = tiles_left[g, (c + 1) % 4] <= 0
+                            fourth = visible_count[g, t] >= 3
+                            v = _hu_verdict(
+                                g, c, h, t, True, fourth, last, after_kong[g], MS, hu_stats
+                            )
+                            if v >= 0:
+                                hu_state[g, c] = 2 if v == 1 else 3
+                            else:
+                                hu_state[g, c] = 1
+                                cand[n_cand, 0] = g
+                                cand[n_cand, 1] = c
+                                cand[n_cand, 2] = t
+                                cand[n_cand, 3] = 0
+                                n_cand += 1
+                                break
                         hu_ok = hu_state[g, c] == 2
                 kong_ok = act and tiles_left[g, c] > 0
                 if botzone and tiles_left[g, (c + 1) % 4] <= 0:
