@@ -240,6 +240,8 @@ class MCREngine:
         self._episode = np.full(b, -1, dtype=np.int64)
         self._match_walls: np.ndarray | None = None  # (B, 16, L) explicit match walls
         self._hu: dict[tuple[int, int], tuple] = {}  # (game, seat) -> (ScoreResult, win_tile)
+        # waiting hands and meld counts whose summaries load_state last computed (None: never)
+        self._loaded: tuple[np.ndarray, np.ndarray] | None = None
         self._started = False
         self._bidx = np.arange(b)
 
@@ -255,7 +257,7 @@ class MCREngine:
         return self.state.current_seat
 
     # ------------------------------------------------------------------ reset
-    def reset(self, seed: int | None = None, walls=None, games=None) -> None:
+    def reset(self, seed: int | None = None, walls=None, games=None, prevalent_wind=None) -> None:
         """Deal new games.
 
         Args:
@@ -273,6 +275,10 @@ class MCREngine:
                 untouched: state, masks, ``to_act``, and the outputs of the last step
                 (``rewards``, ``player_rewards``, ``hand_over``, ``terminated``,
                 ``table_points``, ``last_hand_result``) keep their values.
+            prevalent_wind: single-hand mode only: the prevalent wind (0 = East .. 3 = North)
+                of the dealt hands, an int or ``(N,)`` ints (N = B or the number of reset
+                games); ``None`` = East. The Botzone judge deals single hands with any
+                prevalent wind (its ``quan``, docs/rules.md §9).
 
         Raises:
             TypeError/ValueError: bad seed, walls or games (the message says which).
@@ -329,8 +335,29 @@ class MCREngine:
             self.last_hand_result[i] = None
         # Hu scorings cached for the previous hands of the reset games are stale
         self._hu = {k: v for k, v in self._hu.items() if not sel[k[0]]}
-        self._deal(g, np.zeros(len(g), dtype=np.int64), explicit)
+        self._deal(
+            g, np.zeros(len(g), dtype=np.int64), explicit, self._winds_for(prevalent_wind, g)
+        )
         self._rebuild_masks(g)
+
+    def _winds_for(self, prevalent_wind, g: np.ndarray) -> np.ndarray | None:
+        """``prevalent_wind`` of :meth:`reset` as ``(len(g),) int8`` (None stays None)."""
+        if prevalent_wind is None:
+            return None
+        if self._match:
+            raise ValueError("prevalent_wind is set by the match in match mode (RULES.md §4)")
+        w = np.asarray(prevalent_wind)
+        if w.dtype == bool or not np.issubdtype(w.dtype, np.integer):
+            raise TypeError(f"prevalent_wind must be ints 0..3, got dtype {w.dtype}")
+        if w.ndim == 0:
+            w = np.full(len(g), int(w))
+        elif w.ndim == 1:
+            w = self._rows_for(w, g, "prevalent_wind")
+        else:
+            raise ValueError(f"prevalent_wind must be an int or (N,) ints, got shape {w.shape}")
+        if ((w < 0) | (w > 3)).any():
+            raise ValueError(f"prevalent_wind must be 0..3, got {w.tolist()}")
+        return w.astype(np.int8)
 
     def _rows_for(self, arr: np.ndarray, g: np.ndarray, what: str) -> np.ndarray:
         if arr.shape[0] == self.batch_size:
@@ -343,8 +370,15 @@ class MCREngine:
         )
 
     # ------------------------------------------------------------------ deal
-    def _deal(self, g: np.ndarray, hand_numbers: np.ndarray, walls: np.ndarray | None) -> None:
-        """Start hand ``hand_numbers`` of games ``g`` (walls given or seeded) and deal."""
+    def _deal(
+        self,
+        g: np.ndarray,
+        hand_numbers: np.ndarray,
+        walls: np.ndarray | None,
+        winds: np.ndarray | None = None,
+    ) -> None:
+        """Start hand ``hand_numbers`` of games ``g`` (walls given or seeded) and deal
+        (``winds``: prevalent winds of single hands, None = East)."""
         st = self.state
         n = len(g)
         if n == 0:
@@ -382,7 +416,7 @@ class MCREngine:
             st.player_at_seat[g] = players_of[hand_numbers]
         else:
             st.dealer[g] = 0
-            st.prevalent_wind[g] = 0
+            st.prevalent_wind[g] = 0 if winds is None else winds
             st.player_at_seat[g] = np.arange(4, dtype=np.int8)
         st.hand_number[g] = hand_numbers
         # clear per-hand fields
@@ -487,6 +521,8 @@ class MCREngine:
     def _refresh(self, g, s) -> None:
         """Refresh the waiting-hand summary of seats ``s`` of games ``g`` (13 - 3m tiles)."""
         planes, keys, sums, hp = summarize(self.state.hand[g, s])
+        if self._loaded is not None:  # summaries no longer those load_state computed
+            self._loaded[1][g, s] = -1
         self._planes[g, s] = planes
         self._suit_keys[g, s] = keys
         self._suit_sums[g, s] = sums
@@ -681,6 +717,122 @@ class MCREngine:
         if partial:
             moved &= active
         self._act_masks(np.nonzero(moved)[0])
+
+    def load_state(self, state: GameState, copy: bool = True) -> None:
+        """Continue from ``state`` (a :class:`GameState` with this engine's batch size): the
+        waiting-hand summaries and the legal masks are rebuilt from scratch, exactly as after
+        the step that led to that state.
+
+        Meant for states rebuilt from outside, e.g. by the Botzone bot
+        (:mod:`mcr_env.botzone`) from one seat's requests: there the other seats' private
+        fields and the wall are at their sentinels, and ``tiles_left`` is taken as given (it
+        is not recomputed from the wall pointers), so the masks of that one seat are exact
+        (they read only what it may see, DESIGN.md engine contract; a seat whose concealed
+        tiles do not number ``13 - 3 * melds`` plus its drawn tile is taken as unknown and
+        gets no Hu test), while stepping such a state would draw from an empty wall. Games in
+        ``Phase.OVER`` are terminated.
+
+        Args:
+            state: the state.
+            copy: copy the arrays in (default); False makes ``state`` the engine's own state
+                object (faster; the caller then must not change it while using the engine).
+
+        Raises:
+            TypeError: ``state`` is not a GameState.
+            ValueError: its batch size differs from the engine's.
+        """
+        if not isinstance(state, GameState):
+            raise TypeError(f"state must be a GameState, got {type(state).__name__}")
+        if state.batch_size != self.batch_size:
+            raise ValueError(f"state has batch size {state.batch_size}, engine {self.batch_size}")
+        self.state = state.copy() if copy else state
+        st = self.state
+        b = self.batch_size
+        self._started = True
+        self.terminated[:] = st.phase == _P_OVER
+        self.hand_over[:] = False
+        self.rewards[:] = 0
+        self.player_rewards[:] = 0
+        self._hu = {}
+        # melded pungs, and the waiting hands (the drawn tile left out of an ACT hand)
+        self._pung[:] = False
+        gi, si, ji = np.nonzero(st.meld_kind == _M_PENG)
+        self._pung[gi, si, st.meld_tile[gi, si, ji].astype(np.int64)] = True
+        waiting = st.hand.astype(np.int64)
+        act = np.nonzero((st.phase == _P_ACT) & (st.current_seat >= 0))[0]
+        cs = st.current_seat[act].astype(np.int64)
+        dt = st.drawn_tile[act, cs].astype(np.int64)
+        ok = dt >= 0
+        waiting[act[ok], cs[ok], dt[ok]] -= 1
+        # a seat whose waiting hand is not 13 - 3 * melds tiles is unknown (a seat view); the
+        # summaries of hands unchanged since the last load_state are kept
+        nm = st.n_melds.astype(np.int64)
+        known = waiting.sum(axis=2) == 13 - 3 * nm
+        if self._loaded is None:
+            self._loaded = (np.full((b, 4, 34), -1, dtype=np.int64), np.full((b, 4), -1))
+        last_w, last_m = self._loaded
+        fresh = known & ((waiting != last_w).any(axis=2) | (nm != last_m))
+        self._may_wait &= known & ~fresh
+        rg, rs = np.nonzero(fresh)
+        if rg.size:
+            planes, keys, sums, hp = summarize(waiting[rg, rs])
+            self._planes[rg, rs] = planes
+            self._suit_keys[rg, rs] = keys
+            self._suit_sums[rg, rs] = sums
+            self._honor_pairs[rg, rs] = hp
+            self._may_wait[rg, rs] = may_wait(planes, sums, hp, st.n_melds[rg, rs])
+        last_w[fresh] = waiting[fresh]
+        last_m[fresh] = nm[fresh]
+        last_m[~known] = -1
+        self.legal_mask[:] = False
+        self.to_act[:] = False
+        self._rebuild_masks(np.arange(b)[~self.terminated])
+
+    def penalize(self, games, seats) -> None:
+        """End hands now with the Botzone judge's penalty (RULES.md §3): seat ``seats[i]`` of
+        game ``games[i]`` pays 30 and each other seat gets 10, as for an illegal action under
+        ``illegal_action="penalize"``. For offences outside a decision (an outside bot that
+        answers a notification with anything but PASS, crashes or times out, see
+        :mod:`mcr_env.botzone`). ``rewards``/``player_rewards`` of those games are
+        overwritten with the penalty; in match mode the next hand is dealt.
+
+        Args:
+            games: ``(N,) int`` live games (each at most once).
+            seats: ``(N,) int`` offending seats 0..3.
+
+        Raises:
+            ValueError: shapes differ, an index is out of range, a game is repeated or
+                already terminated.
+        """
+        g = np.asarray(games, dtype=np.int64).reshape(-1)
+        s = np.asarray(seats, dtype=np.int64).reshape(-1)
+        if g.shape != s.shape:
+            raise ValueError(f"games {g.shape} and seats {s.shape} must have the same shape")
+        if g.size == 0:
+            return
+        if g.min() < 0 or g.max() >= self.batch_size or s.min() < 0 or s.max() > 3:
+            raise ValueError("game or seat index out of range")
+        if len(np.unique(g)) != len(g):
+            raise ValueError("a game is listed twice")
+        if self.terminated[g].any():
+            raise ValueError(f"games {g[self.terminated[g]].tolist()} are already terminated")
+        illegal = np.zeros((len(g), 4), dtype=bool)
+        illegal[np.arange(len(g)), s] = True
+        self.legal_mask[g] = False
+        self.to_act[g] = False
+        self._apply_penalties(g, illegal)
+        st = self.state
+        if not self._match:
+            self.terminated[g] = True
+            return
+        last = st.hand_number[g] >= HANDS_PER_MATCH - 1
+        done, nxt = g[last], g[~last]
+        if done.size:
+            self.terminated[done] = True
+            self.table_points[done] = table_points(st.match_scores[done])
+        if nxt.size:
+            self._deal(nxt, st.hand_number[nxt].astype(np.int64) + 1, None)
+            self._act_masks(nxt)
 
     # ------------------------------------------------------------------ transitions
     def _discard(self, g, s, t) -> None:
