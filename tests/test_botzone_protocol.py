@@ -12,15 +12,10 @@ import pytest
 
 from baselines.agents import RandomAgent, RuleBasedAgent
 from mcr_env.botzone.bot import BOTZONE_RULES, BotzoneBot, run_bot
-from mcr_env.botzone.judge import (
-    RequestNarrator,
-    answer_new_lines,
-    response_actions,
-)
+from mcr_env.botzone.judge import play_through_protocol, response_actions
 from mcr_env.botzone.protocol import KEEP_RUNNING, Request, RequestError, parse_request
 from mcr_env.encoding.actions import ACTION_KIND, ActionKind
 from mcr_env.engine import MCREngine, RulesConfig
-from mcr_env.engine.state import Phase
 
 # ---------------------------------------------------------------------------- parsing
 
@@ -107,68 +102,52 @@ def test_tracker_rejects_requests_that_do_not_fit():
 
 
 def _play_with_bots(n_games, seed, rules, agents_of, winds=None):
-    """Play engine games whose every seat is a BotzoneBot fed by the narrator; check the
-    tracked state and the mask against the engine at every decision. Returns counters."""
+    """Play engine games whose every seat is a BotzoneBot fed with the judge's requests; check
+    the tracked state and the mask against the engine at every decision. Returns counters."""
     eng = MCREngine(n_games, rules)
     eng.reset(seed=seed, prevalent_wind=winds)
-    nar = RequestNarrator(eng)
-    nar.start()
     bots = [
         [BotzoneBot(agents_of(g, s), rules, record=True) for s in range(4)] for g in range(n_games)
     ]
-    play_after_claim = {}
+    seen = np.zeros((n_games, 4), dtype=np.int64)  # bot decisions already checked
+    lost = {}  # (game, seat) -> a claim was answered, its discard not played yet
     counts = {"decisions": 0, "requests": 0, "claims": 0, "kongs": 0, "wins": 0}
     hidden = {"wall", "wall_front", "wall_back"}
-    while not eng.terminated.all():
-        acts = np.zeros((n_games, 4), dtype=np.int64)
-        for g in np.flatnonzero(~eng.terminated):
-            for s in range(4):
-                bot = bots[g][s]
-                before = len(bot.decisions)
-                counts["requests"] += len(nar.lines[g][s]) - int(nar.sent[g, s])
-                resp = answer_new_lines(nar, g, s, bot.respond)
-                if not eng.to_act[g, s]:
-                    assert resp is None
-                    continue
-                counts["decisions"] += 1
-                if int(eng.state.phase[g]) == int(Phase.DISCARD):
-                    st, mask, a = bot.decisions[-1]  # asked together with the claim
-                    acts[g, s] = play_after_claim.pop((g, s))
-                    assert a == acts[g, s]
-                else:
-                    assert resp is not None
-                    assert len(bot.decisions) > before, "the engine asks, the bot did not"
-                    st, mask, a = bot.decisions[before]
-                    got = response_actions(eng, g, resp)
-                    acts[g, s] = got[0]
-                    assert got[0] == a
-                    if len(got) == 2:
-                        play_after_claim[(g, s)] = got[1]
-                        assert bot.decisions[before + 1][2] == got[1]
-                        counts["claims"] += 1
-                # the state and the mask the bot decided on are the engine's
-                view = eng.state.seat_view(s)
-                for name, arr in view.items():
-                    if name not in hidden and not np.array_equal(getattr(st, name)[0], arr[g]):
-                        np.testing.assert_array_equal(
-                            getattr(st, name)[0], arr[g], err_msg=f"game {g} seat {s} {name}"
-                        )
-                if not np.array_equal(mask, eng.legal_mask[g, s]):
-                    np.testing.assert_array_equal(mask, eng.legal_mask[g, s])
-                assert eng.legal_mask[g, s, acts[g, s]]
-                kind = int(ACTION_KIND[acts[g, s]])
-                counts["kongs"] += kind in (
-                    int(ActionKind.GANG),
-                    int(ActionKind.ANGANG),
-                    int(ActionKind.BUGANG),
+
+    def respond(g, s, line):
+        counts["requests"] += 1
+        return bots[g][s].respond(line)
+
+    def on_decision(g, s, resp, a):
+        bot = bots[g][s]
+        counts["decisions"] += 1
+        if resp is not None and lost.pop((g, s), False):
+            seen[g, s] += 1  # the discard chosen with a claim that lost was never played
+        lost.pop((g, s), None)
+        assert len(bot.decisions) > seen[g, s], "the engine asks, the bot did not"
+        st, mask, chosen = bot.decisions[seen[g, s]]
+        seen[g, s] += 1
+        if resp is not None and len(response_actions(eng, g, resp)) == 2:
+            counts["claims"] += 1
+            lost[(g, s)] = True  # until its DISCARD decision comes
+        assert chosen == a
+        view = eng.state.seat_view(s)
+        for name, arr in view.items():
+            if name not in hidden and not np.array_equal(getattr(st, name)[0], arr[g]):
+                np.testing.assert_array_equal(
+                    getattr(st, name)[0], arr[g], err_msg=f"game {g} seat {s} {name}"
                 )
-                counts["wins"] += kind == int(ActionKind.HU)
-        # claims that lost: forget the discard chosen with them
-        eng.step(acts)
-        nar.after_step(acts)
-        for g, s in list(play_after_claim):
-            if not (eng.to_act[g, s] and int(eng.state.phase[g]) == int(Phase.DISCARD)):
-                del play_after_claim[(g, s)]
+        if not np.array_equal(mask, eng.legal_mask[g, s]):
+            np.testing.assert_array_equal(mask, eng.legal_mask[g, s])
+        kind = int(ACTION_KIND[a])
+        counts["kongs"] += kind in (
+            int(ActionKind.GANG),
+            int(ActionKind.ANGANG),
+            int(ActionKind.BUGANG),
+        )
+        counts["wins"] += kind == int(ActionKind.HU)
+
+    play_through_protocol(eng, respond, on_decision)
     return counts
 
 

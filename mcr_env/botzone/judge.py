@@ -233,3 +233,55 @@ def response_actions(engine, g: int, response: str) -> tuple[int, ...]:
 
     t = int(engine.state.tile_in_play[g])
     return from_botzone(response, t if t >= 0 else None)
+
+
+def play_through_protocol(engine, respond, on_decision=None, max_steps: int = 5000) -> None:
+    """Play the (reset) games of ``engine`` to their end with every seat answered through the
+    protocol: the narrator's requests go to ``respond(g, s, line) -> str``, decision answers
+    become the engine's actions (a PENG/CHI's discard is played at the DISCARD decision that
+    follows when the claim wins).
+
+    Args:
+        engine: a reset ``MCREngine`` (botzone layout, single hands).
+        respond: ``(game, seat, request line) -> response str``.
+        on_decision: optional ``(game, seat, response or None, action)`` called at every engine
+            decision before the step (``response`` None at the DISCARD after a claim).
+        max_steps: safety bound on engine steps.
+
+    Raises:
+        ProtocolViolation: a non-decision request answered with anything but PASS.
+        ValueError: an answer that is malformed or not legal in the engine.
+        RuntimeError: the games did not end within ``max_steps``.
+    """
+    nar = RequestNarrator(engine)
+    nar.start()
+    b = engine.batch_size
+    after_claim: dict[tuple[int, int], int] = {}
+    for _ in range(max_steps):
+        if bool(engine.terminated.all()):
+            return
+        acts = np.zeros((b, 4), dtype=np.int64)
+        for g in np.flatnonzero(~engine.terminated):
+            g = int(g)
+            for s in range(4):
+                resp = answer_new_lines(nar, g, s, lambda line, g=g, s=s: respond(g, s, line))
+                if not engine.to_act[g, s]:
+                    continue
+                if int(engine.state.phase[g]) == _DISCARD:
+                    a = after_claim.pop((g, s))
+                else:
+                    got = response_actions(engine, g, resp)
+                    a = got[0]
+                    if len(got) == 2:
+                        after_claim[(g, s)] = got[1]
+                if not (0 <= a < engine.legal_mask.shape[2] and engine.legal_mask[g, s, a]):
+                    raise ValueError(f"game {g}, seat {s}: answer {resp!r} is not legal")
+                if on_decision is not None:
+                    on_decision(g, s, resp, a)
+                acts[g, s] = a
+        engine.step(acts)
+        nar.after_step(acts)
+        for g, s in list(after_claim):
+            if not (engine.to_act[g, s] and int(engine.state.phase[g]) == _DISCARD):
+                del after_claim[(g, s)]
+    raise RuntimeError(f"games did not end within {max_steps} steps")
