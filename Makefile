@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test run lint bench clean
+.PHONY: setup test run lint bench clean browser
 
 setup: $(STAMP)
 
@@ -18,7 +18,12 @@ $(STAMP): pyproject.toml
 	$(PIP) install --quiet -e ".[torch,pettingzoo,reference,dev]"
 	touch $(STAMP)
 
-test: $(STAMP)
+# The HTML viewer tests drive Debian's chromium (/usr/bin/chromium) through playwright; no
+# browser is ever downloaded. Installed here when missing (CI runs as root on a fresh machine).
+browser:
+	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+test: $(STAMP) browser
 	$(PY) -m ruff check mcr_env baselines scripts tests
 	$(PY) -m pytest -q -n 2
 

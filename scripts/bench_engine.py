@@ -67,15 +67,24 @@ def _rates(hands: int, decisions: int, t0: float, c0: float) -> dict:
     }
 
 
-def bench_engine(batch: int, seconds: float, layout: str = "official", seed: int = 0) -> dict:
+def bench_engine(
+    batch: int,
+    seconds: float,
+    layout: str = "official",
+    seed: int = 0,
+    claim_round: str = "options",
+) -> dict:
     """Run random legal play on ``batch`` games for about ``seconds``; autoreset finished games.
 
+    ``claim_round``: :attr:`RulesConfig.claim_round` ("options" or "all", docs/rules.md §10).
+
     Returns:
-        dict with ``batch``, ``layout``, ``hands``, ``decisions``, ``steps``, ``seconds``,
-        ``hands_per_s``, ``decisions_per_s`` (wall clock) and ``cpu_seconds``,
-        ``hands_per_cpu_s`` (process CPU time: the fair figure on a shared machine).
+        dict with ``batch``, ``layout``, ``claim_round``, ``hands``, ``decisions``,
+        ``decisions_per_hand``, ``steps``, ``seconds``, ``hands_per_s``, ``decisions_per_s``
+        (wall clock) and ``cpu_seconds``, ``hands_per_cpu_s`` (process CPU time: the fair
+        figure on a shared machine).
     """
-    eng = MCREngine(batch, RulesConfig(wall_layout=layout))
+    eng = MCREngine(batch, RulesConfig(wall_layout=layout, claim_round=claim_round))
     eng.reset(seed=seed)
     rng = np.random.default_rng(seed)
     # warm-up (table builds, first allocations)
@@ -98,26 +107,35 @@ def bench_engine(batch: int, seconds: float, layout: str = "official", seed: int
     return {
         "batch": batch,
         "layout": layout,
+        "claim_round": claim_round,
         "hands": hands,
         "decisions": decisions,
+        "decisions_per_hand": round(decisions / max(hands, 1), 2),
         "steps": steps,
         **_rates(hands, decisions, t0, c0),
     }
 
 
-def bench_env(batch: int, seconds: float, layout: str = "official", seed: int = 0) -> dict:
+def bench_env(
+    batch: int,
+    seconds: float,
+    layout: str = "official",
+    seed: int = 0,
+    claim_round: str = "options",
+) -> dict:
     """The RL path: :class:`mcr_env.envs.batch.MCRBatchEnv` (planes-v0 observations of the
     acting seats (``observe="packed"``), masks, settlement rewards, same-step autoreset)
     under random legal play.
 
     Returns:
         dict like :func:`bench_engine` (``hands_per_s``, ``decisions_per_s``,
-        ``hands_per_cpu_s``) plus ``encoder`` and ``observations`` (acting-seat observations
-        encoded).
+        ``decisions_per_hand``, ``hands_per_cpu_s``) plus ``encoder`` and ``observations``
+        (acting-seat observations encoded).
     """
     from mcr_env.envs.batch import MCRBatchEnv
 
-    env = MCRBatchEnv(batch, RulesConfig(wall_layout=layout), observe="packed")
+    config = RulesConfig(wall_layout=layout, claim_round=claim_round)
+    env = MCRBatchEnv(batch, config, observe="packed")
     obs, _ = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     for _ in range(20):
@@ -135,9 +153,11 @@ def bench_env(batch: int, seconds: float, layout: str = "official", seed: int = 
     return {
         "batch": batch,
         "layout": layout,
+        "claim_round": claim_round,
         "encoder": env.encoder.id,
         "hands": hands,
         "decisions": decisions,
+        "decisions_per_hand": round(decisions / max(hands, 1), 2),
         "observations": decisions,
         "steps": steps,
         **_rates(hands, decisions, t0, c0),
@@ -151,6 +171,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--layout", default="official", choices=["official", "botzone"])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(
+        "--claim-round",
+        nargs="+",
+        default=["options"],
+        choices=["options", "all"],
+        help="RulesConfig.claim_round: who is asked in claim rounds (several: run each, "
+        "interleaved per batch size)",
+    )
+    ap.add_argument(
         "--paths",
         nargs="+",
         default=["engine", "env"],
@@ -162,11 +190,15 @@ def main(argv: list[str] | None = None) -> None:
     benches = {"engine": bench_engine, "env": bench_env}
     for path in args.paths:
         for b in args.batch:
-            row = {"bench": path, **benches[path](b, args.seconds, args.layout, args.seed)}
-            rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            row["peak_rss_mb"] = round(rss, 1)
-            row.update(meta)
-            print(json.dumps(row), flush=True)
+            for cr in args.claim_round:
+                row = {
+                    "bench": path,
+                    **benches[path](b, args.seconds, args.layout, args.seed, cr),
+                }
+                rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+                row["peak_rss_mb"] = round(rss, 1)
+                row.update(meta)
+                print(json.dumps(row), flush=True)
 
 
 if __name__ == "__main__":

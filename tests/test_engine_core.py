@@ -177,7 +177,7 @@ _HANDS = [
 
 
 def test_rules_config_validation():
-    for key in ("wall_layout", "scoring_profile", "illegal_action", "match"):
+    for key in ("wall_layout", "scoring_profile", "illegal_action", "match", "claim_round"):
         with pytest.raises(ValueError, match="valid values"):
             RulesConfig(**{key: "nope"})
     with pytest.raises(ValueError, match="valid keys"):

@@ -103,7 +103,8 @@ CONFIGS = [
     (RulesConfig(wall_layout="botzone", scoring_profile="botzone"), 96, 12),
     (RulesConfig(match="match"), 2, 13),
     (RulesConfig(wall_layout="botzone", match="match"), 2, 14),
-]  # 200 games in all, 4 of them 16-hand matches (256 hands)
+    (RulesConfig(claim_round="all"), 48, 15),
+]  # 248 games in all, 4 of them 16-hand matches (304 hands)
 
 
 @pytest.mark.parametrize("config,n,seed", CONFIGS)

@@ -1,4 +1,4 @@
-"""Rules configuration of the engine (RULES.md sections 2-4 and 7)."""
+"""Rules configuration of the engine (docs/rules.md §2-§4, §7 and §10)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ WALL_LAYOUTS = ("official", "botzone")
 SCORING_PROFILES = ("mcr", "botzone")
 ILLEGAL_ACTIONS = ("raise", "penalize")
 MATCH_MODES = ("hand", "match")
+CLAIM_ROUNDS = ("options", "all")
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,18 @@ class RulesConfig:
     match: str = "hand"
     """"hand": every game is a single hand, East (the dealer) at seat 0. "match": 16 hands with
     dealer rotation, prevalent winds and seat changes (RULES.md section 4)."""
+    claim_round: str = "options"
+    """Who is asked to answer a discard or a promoted kong (docs/rules.md §10).
+
+    "options" (default, fastest): only seats with an option besides Pass are asked
+    (``to_act``); a claim round or robbing window nobody can answer is passed automatically
+    inside the same step. Which seats are asked then depends on their concealed hands, so a
+    multi-agent interface that shows the turn order leaks it (docs/rules.md §10).
+    "all": every non-discarder is asked in every claim round after every discard, and every
+    other seat in every robbing window after a BuGang, as the Botzone judge does; a seat
+    without an option gets a Pass-only mask (``to_act`` True, ``legal_mask`` only PASS). The
+    outcome of a game is the same in both modes when the extra Pass-only decisions are
+    answered Pass (the only legal answer); only the number of decisions differs."""
 
     def __post_init__(self) -> None:
         valid = {
@@ -37,6 +50,7 @@ class RulesConfig:
             "scoring_profile": SCORING_PROFILES,
             "illegal_action": ILLEGAL_ACTIONS,
             "match": MATCH_MODES,
+            "claim_round": CLAIM_ROUNDS,
         }
         for f in fields(self):
             value = getattr(self, f.name)

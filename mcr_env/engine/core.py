@@ -17,14 +17,17 @@ games selected by ``step(actions, games=...)``):
 
 * ``Phase.ACT`` -- the current seat drew (or took a kong replacement): Hu, AnGang, BuGang, Play.
 * ``Phase.DISCARD`` -- after its Chi/Peng the claimer must Play.
-* ``Phase.CLAIM`` -- the other seats answer the discard at once. Only seats with at least one
-  option besides Pass are asked (``to_act``); when no seat has an option the round is passed
-  automatically inside the same step (no decision is created). A seat that can Hu may only Hu or
-  Pass (RULES.md: passing on a Hu forbids a lower claim on the same tile).
-* ``Phase.ROB`` -- after a BuGang, seats that can win on the added tile answer Hu or Pass.
+* ``Phase.CLAIM`` -- the other seats answer the discard at once. Who is asked is
+  ``RulesConfig.claim_round`` (docs/rules.md §10): ``"options"`` (default) asks only seats with
+  at least one option besides Pass (``to_act``) and passes a round nobody can answer
+  automatically inside the same step (no decision is created); ``"all"`` asks all three
+  non-discarders in every round, a seat without an option getting a Pass-only mask. A seat that
+  can Hu may only Hu or Pass (RULES.md: passing on a Hu forbids a lower claim on the same tile).
+* ``Phase.ROB`` -- after a BuGang, seats that can win on the added tile answer Hu or Pass (with
+  ``claim_round="all"``: all three other seats, Pass-only where they cannot win).
 
-Automatic (no decision): flower replacement, draws, replacement draws, exhaustive draw, claim
-rounds where nobody can claim.
+Automatic (no decision): flower replacement, draws, replacement draws, exhaustive draw, and
+(``claim_round="options"``) claim rounds and robbing windows where nobody can answer.
 
 Match mode (``RulesConfig(match="match")``, RULES.md section 4): the hand boundary is exposed
 by ``hand_over``; the next hand is dealt in the same step (dealer, prevalent wind and
@@ -213,6 +216,7 @@ class MCREngine:
         self.config = config
         self._botzone = config.wall_layout == "botzone"
         self._match = config.match == "match"
+        self._ask_all = config.claim_round == "all"  # docs/rules.md §10
         self._wall_len = 136 if self._botzone else 144
         (self._complete_mask, self._score_win, self._settle_batch, self._penalty) = _scoring()
         b = self.batch_size
@@ -1025,8 +1029,10 @@ class MCREngine:
         """Fill legal masks / to_act of the answering seats of games ``g`` (CLAIM or ROB).
 
         ``rob``: bool, or ``(n,) bool`` per game (True: the tile in play is a BuGang tile, only
-        Hu may answer it). The three other seats are handled at once as ``3n`` rows. Returns
-        ``(n,) bool``: some seat has an option besides Pass."""
+        Hu may answer it). The three other seats are handled at once as ``3n`` rows. Seats with
+        an option besides Pass are asked; with ``claim_round="all"`` the seats without one are
+        asked too, with a Pass-only mask (docs/rules.md §10). Returns ``(n,) bool``: some seat
+        is asked (otherwise the round passes automatically)."""
         st = self.state
         n = len(g)
         if isinstance(rob, np.ndarray):
@@ -1078,7 +1084,8 @@ class MCREngine:
                 ]
             for ok, _ in claims:
                 has_opt |= ok
-        sel = np.nonzero(has_opt)[0]
+        # claim_round "all": every answering seat is asked, Pass-only where it has no option
+        sel = np.nonzero(has_opt | self._ask_all)[0]
         if sel.size:
             gs, sss = gg[sel], ss[sel]
             self.to_act[gs, sss] = True
@@ -1087,6 +1094,8 @@ class MCREngine:
             for ok, aid in claims:
                 o = sel[ok[sel]]
                 self.legal_mask[gg[o], ss[o], aid[o]] = True
+        if self._ask_all:
+            return np.ones(n, dtype=bool)
         return has_opt.reshape(n, 3).any(axis=1)
 
     def _rebuild_masks(self, g: np.ndarray) -> None:
