@@ -307,7 +307,8 @@ def test_unseen_counts_won_discard_once(enc):
 def test_unseen_counts_robbed_kong_once(enc):
     """Robbing the kong: in ROB the added tile counts once for everyone (it is in the open
     kong; the declarer no longer holds it); at the end the robbed tile, back out of the kong
-    and in the winner's hand, counts once for the winner."""
+    and in the winner's hand, was seen by every seat: it stays in ``visible_count`` and counts
+    once for the winner too (nothing of it is unseen by anyone)."""
     from mcr_env.engine.actions import HU, bugang_action, peng_action, play_action
     from mcr_env.engine.state import EndReason
 
@@ -338,5 +339,7 @@ def test_unseen_counts_robbed_kong_once(enc):
         1,
         2,
     )
-    assert (st.hand[0, 1, _P5], st.visible_count[0, _P5]) == (1, 3)  # a pung again + 1 in hand
-    assert _unseen_counts(st, 1, enc)[_P5] == 4 - 1 - 3
+    # a pung again + 1 in the winner's hand, all four seen by everybody
+    assert (st.hand[0, 1, _P5], st.visible_count[0, _P5]) == (1, 4)
+    for s in range(4):
+        assert _unseen_counts(st, s, enc)[_P5] == 0

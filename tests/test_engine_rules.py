@@ -82,7 +82,7 @@ def test_claim_round_options_and_hu_beats_all():
     assert legal(eng, 1) == {PASS, chi}
     # seat 2 holds 7s 8s too, but only the next seat may Chi
     assert legal(eng, 2) == {PASS, peng_action(T("6s"))}
-    # seat 3 can win, so it may only Hu or Pass (no lower claim on the same tile)
+    # seat 3 can win (and has no claim on 6s: not the next seat, a single 6s)
     assert legal(eng, 3) == {PASS, HU}
     step(eng, s1=chi, s2=peng_action(T("6s")), s3=HU)
     res = eng.last_hand_result[0]

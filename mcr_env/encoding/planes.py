@@ -81,6 +81,7 @@ def _own_angang(ctx: EncodeContext) -> np.ndarray:
 
 _P_OVER = int(Phase.OVER)
 _R_DISCARD = int(EndReason.DISCARD)
+_R_ROB = int(EndReason.ROB_KONG)
 
 
 # --------------------------------------------------------------------------- private pieces
@@ -97,13 +98,13 @@ def _fill_own_angang(ctx, out):
 
 
 def _won_discard(state, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
-    """``(N,) bool``: the observer (``games``, ``seats`` ``(N,)``) won the hand on a discard
-    and the hand is over: the won tile (still ``tile_in_play``) then sits both in its concealed
-    hand and in ``visible_count``, and ``unseen`` must count it once. (A robbed kong does not:
-    the engine takes the robbed tile out of ``visible_count`` when it moves into the hand.)"""
+    """``(N,) bool``: the observer (``games``, ``seats`` ``(N,)``) won the hand on a discard or
+    by robbing a kong and the hand is over: the won tile (still ``tile_in_play``; seen by every
+    seat) then sits both in its concealed hand and in ``visible_count``, and ``unseen`` must
+    count it once."""
     return (
         (state.phase[games] == _P_OVER)
-        & (state.end_reason[games] == _R_DISCARD)
+        & np.isin(state.end_reason[games], (_R_DISCARD, _R_ROB))
         & (state.winner[games] == seats)
         & (state.tile_in_play[games] >= 0)
     )

@@ -7,7 +7,7 @@ selects the wall layout, scoring profile, illegal-action handling and single han
 from mcr_env.engine.config import RulesConfig
 from mcr_env.engine.core import HandResult, MCREngine, match_hand_layout, table_points
 from mcr_env.engine.state import EndReason, GameState, MeldKind, Phase, fields_in_scope
-from mcr_env.engine.walls import make_wall, seeded_walls
+from mcr_env.engine.walls import make_wall, seeded_walls, wall_from_judge, wall_to_judge
 
 __all__ = [
     "EndReason",
@@ -22,4 +22,6 @@ __all__ = [
     "match_hand_layout",
     "seeded_walls",
     "table_points",
+    "wall_from_judge",
+    "wall_to_judge",
 ]

@@ -22,7 +22,9 @@ class RulesConfig:
     wall_layout: str = "official"
     """"official": 144 tiles (8 flowers) in one wall, normal draws from the front, replacement
     draws (flower or kong) from the back, no dead wall. "botzone": 136 tiles, no flowers, four
-    34-tile walls, seat s draws and replaces only from its own wall (RULES.md section 2)."""
+    34-tile walls, seat s is dealt, draws and takes kong replacements only from its own wall,
+    all from the same end, in the Botzone judge's order; a kong also needs a tile in the next
+    seat's wall (docs/rules.md §2 and §9; :func:`mcr_env.engine.walls.wall_from_judge`)."""
     scoring_profile: str = "mcr"
     """Scorer profile passed to ``score_win``: "mcr" or "botzone" (RULES.md section 7)."""
     illegal_action: str = "raise"

@@ -16,13 +16,17 @@ Decisions (one step = one decision per game; every live game advances every step
 games selected by ``step(actions, games=...)``):
 
 * ``Phase.ACT`` -- the current seat drew (or took a kong replacement): Hu, AnGang, BuGang, Play.
+  A kong needs a replacement tile (botzone layout: in the declarer's own wall, and the next
+  seat's wall must not be empty either, as the Botzone judge rules; docs/rules.md §2, §9).
 * ``Phase.DISCARD`` -- after its Chi/Peng the claimer must Play.
 * ``Phase.CLAIM`` -- the other seats answer the discard at once. Who is asked is
   ``RulesConfig.claim_round`` (docs/rules.md §10): ``"options"`` (default) asks only seats with
   at least one option besides Pass (``to_act``) and passes a round nobody can answer
   automatically inside the same step (no decision is created); ``"all"`` asks all three
   non-discarders in every round, a seat without an option getting a Pass-only mask. A seat that
-  can Hu may only Hu or Pass (RULES.md: passing on a Hu forbids a lower claim on the same tile).
+  can Hu may claim Peng, Gang or Chi instead (RULES.md §2; the Botzone judge accepts it). Chi,
+  Peng and Gang need a tile left after the discarder (the last discard may only be won); Gang
+  also a replacement tile for the claimer.
 * ``Phase.ROB`` -- after a BuGang, seats that can win on the added tile answer Hu or Pass (with
   ``claim_round="all"``: all three other seats, Pass-only where they cannot win).
 
@@ -573,14 +577,19 @@ class MCREngine:
             st.tiles_left[g] = left[:, :1]
 
     def _draw(self, g, seats, back, after_kong) -> np.ndarray:
-        """Seat ``seats`` of games ``g`` draws (front, or back where ``back``); flowers are set
-        aside and replaced from the back. Sets _P_ACT. Returns the games that found no tile
-        (to be ended as exhaustive draws by the caller)."""
+        """Seat ``seats`` of games ``g`` draws (front, or back where ``back``: a replacement in
+        the official layout; the botzone layout always draws from the front of the seat's own
+        wall); flowers are set aside and replaced from the back. Sets _P_ACT. Returns the games
+        that found no tile (to be ended as exhaustive draws by the caller)."""
         st = self.state
         n = len(g)
         if n == 0:
             return g
         seg = self._seg(seats)
+        if self._botzone:
+            # botzone: kong replacements come from the same end of the seat's own wall as its
+            # draws (the Botzone judge's order, docs/rules.md §2)
+            back = np.zeros(n, dtype=bool)
         alive = st.wall_back[g, seg] > st.wall_front[g, seg]
         tile = np.full(n, -1, dtype=np.int64)
         pos = np.where(back, st.wall_back[g, seg] - 1, st.wall_front[g, seg])
@@ -1064,7 +1073,9 @@ class MCREngine:
         claims = []
         if not rob3.all():
             nxt = (dd + 1) % 4
-            claim_ok = (st.tiles_left[gg, nxt] > 0) & ~hu_ok & ~rob3  # last discard: only Hu
+            # last discard (no tile after the discarder): only Hu. A seat that can Hu may claim
+            # instead (RULES.md §2)
+            claim_ok = (st.tiles_left[gg, nxt] > 0) & ~rob3
             peng = claim_ok & (cnt >= 2)
             gang = claim_ok & (cnt == 3) & (st.tiles_left[gg, ss] > 0)
             claims += [(peng, PENG_OFFSET + tt), (gang, GANG_OFFSET + tt)]
@@ -1123,6 +1134,9 @@ class MCREngine:
         opt[:, PLAY_OFFSET : PLAY_OFFSET + 34] = h > 0
         act = st.phase[ga] == _P_ACT
         kong_ok = act & (st.tiles_left[ga, c] > 0)
+        if self._botzone:
+            # the judge also needs a tile in the next seat's wall (docs/rules.md §2)
+            kong_ok &= st.tiles_left[ga, (c + 1) % 4] > 0
         opt[:, ANGANG_OFFSET : ANGANG_OFFSET + 34] = (h == 4) & kong_ok[:, None]
         opt[:, BUGANG_OFFSET : BUGANG_OFFSET + 34] = (h > 0) & self._pung[ga, c] & kong_ok[:, None]
         r = np.nonzero(act)[0]
@@ -1314,10 +1328,11 @@ class MCREngine:
         for j in range(int(st.n_melds[gi, di])):
             if st.meld_kind[gi, di, j] == _M_GANG and st.meld_tile[gi, di, j] == tile:
                 if st.meld_added[gi, di, j]:
+                    # the robbed tile (still tile_in_play) was seen by all and stays counted in
+                    # visible_count, as a won discard does
                     st.meld_kind[gi, di, j] = _M_PENG
                     st.meld_added[gi, di, j] = False
                     self._pung[gi, di, tile] = True
-                    st.visible_count[gi, tile] -= 1
                     return
 
 

@@ -178,12 +178,14 @@ class GameState:
     """(B, 4, 4) int8, -1 = slot is not a concealed kong: tile of seat s's concealed kong."""
     # ---------------------------------------------------------------- hidden
     wall: np.ndarray = _f("hidden", -1)
-    """(B, 144) int8, -1 = unused slot: wall tiles in draw order (official: one wall of 144;
-    botzone: seat s's wall is slots 34*s .. 34*s+33)."""
+    """(B, 144) int8, -1 = unused slot: wall tiles in draw order (official: one wall of 144,
+    replacements from the back; botzone: seat s's wall is slots 34*s .. 34*s+33, every tile
+    taken from its front, kong replacements included: docs/rules.md §2)."""
     wall_front: np.ndarray = _f("hidden", 0)
     """(B, 4) int16: next front (normal draw) slot of wall segment k (official: only k = 0)."""
     wall_back: np.ndarray = _f("hidden", 0)
-    """(B, 4) int16: one past the last undrawn slot of segment k (replacements take back - 1)."""
+    """(B, 4) int16: one past the last undrawn slot of segment k (official replacements take
+    back - 1; botzone: stays 34*k + 34)."""
 
     # ------------------------------------------------------------------------------------------
     @classmethod

@@ -5,9 +5,13 @@ A wall is a row of tile ids in draw order (RULES.md section 2):
 * ``official`` layout: ``(144,)`` -- the 13-tile hands are dealt from the front in blocks of 13
   (the dealer's first, then downstream), normal draws continue from the front, replacements
   (flowers, kongs) are taken from the back (slot 143 first).
-* ``botzone`` layout: ``(136,)`` -- four 34-tile walls; seat ``s`` owns slots ``34*s .. 34*s+33``:
-  its 13 tiles are dealt from the front of its wall, it draws from the front and replaces after
-  a kong from the back of its own wall.
+* ``botzone`` layout: ``(136,)`` -- four 34-tile walls; seat ``s`` owns slots ``34*s .. 34*s+33``
+  and takes every tile from the front of its own wall, in slot order: its 13 dealt tiles
+  (``34*s .. 34*s+12``), then its draws and its kong replacements alike, one after the other
+  (``34*s+13`` first). This is the Botzone judge's order (docs/rules.md §2 and §9): the judge's
+  seat ``j`` owns ``initdata.walltiles[34*j .. 34*j+33]`` and takes tiles from index ``34*j+33``
+  downwards, so our segment ``s`` is the judge's segment ``s`` reversed
+  (:func:`wall_from_judge`, :func:`wall_to_judge`).
 
 Seeded walls use a counter-based hash (splitmix64) of (root seed, game index, episode, hand
 number, slot), so a game's walls never depend on how many games run beside it.
@@ -19,7 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from mcr_env.tiles import code_to_tile, parse_tiles
+from mcr_env.tiles import code_to_tile, parse_tiles, tile_to_code
 
 OFFICIAL_TILES = np.concatenate([np.repeat(np.arange(34), 4), np.arange(34, 42)]).astype(np.int8)
 """``(144,) int8``: the official tile set, sorted (34 kinds x 4, then flowers 34..41)."""
@@ -115,6 +119,68 @@ def check_walls(walls, layout: str) -> np.ndarray:
     return arr.astype(np.int8)
 
 
+def wall_from_judge(walltiles) -> np.ndarray:
+    """Our ``botzone`` wall from a Botzone judge wall (docs/rules.md §2 and §9).
+
+    The judge splits ``initdata.walltiles`` (136 tiles) into four 34-tile walls, seat ``j``
+    owning ``walltiles[34*j .. 34*j+33]``, and deals, draws and replaces after a kong from index
+    ``34*j+33`` downwards. Our wall lists each seat's tiles in the order it takes them, so
+    segment ``s`` is the judge's segment ``s`` reversed: ``wall[34*s + k] =
+    walltiles[34*s + 33 - k]``. Playing the result with ``RulesConfig(wall_layout="botzone")``
+    deals, draws and replaces exactly as the judge does with ``walltiles``.
+
+    Args:
+        walltiles: the judge's wall: a string of 136 whitespace-separated Botzone codes
+            (``"W1 B3 ..."``, as in ``initdata.walltiles``), or a sequence of 136 codes or tile
+            ids 0-33.
+
+    Returns:
+        ``(136,) int8`` wall in our draw order.
+
+    Raises:
+        TypeError: ``walltiles`` is neither a string nor a sequence.
+        ValueError: an unknown code, a flower, not 136 tiles, or not four copies of each of
+            the 34 kinds (the message says which).
+    """
+    if isinstance(walltiles, str):
+        codes: list = walltiles.split()
+    elif isinstance(walltiles, (list, tuple, np.ndarray)):
+        codes = list(walltiles.tolist() if isinstance(walltiles, np.ndarray) else walltiles)
+    else:
+        raise TypeError(
+            f"walltiles must be a string of Botzone codes or a sequence, got "
+            f"{type(walltiles).__name__}"
+        )
+    if len(codes) != 136:
+        raise ValueError(f"a judge wall has 136 tiles, got {len(codes)}")
+    ids = []
+    for i, c in enumerate(codes):
+        try:
+            t = code_to_tile(c) if isinstance(c, str) else int(c)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"judge wall tile {i}: {e}") from e
+        if not 0 <= t < 34:
+            raise ValueError(f"judge wall tile {i}: {c!r} is not a playing tile (ids 0-33)")
+        ids.append(t)
+    wall = np.asarray(ids, dtype=np.int8).reshape(4, 34)[:, ::-1].reshape(-1)
+    return check_walls(wall[None], "botzone")[0]
+
+
+def wall_to_judge(wall) -> str:
+    """The Botzone judge's ``initdata.walltiles`` string of our ``botzone`` wall: the inverse
+    of :func:`wall_from_judge` (each seat's 34-tile segment reversed, Botzone codes joined by
+    single spaces).
+
+    Args:
+        wall: ``(136,)`` int tile ids in our draw order.
+
+    Raises:
+        TypeError/ValueError: not a valid botzone wall (see :func:`check_walls`).
+    """
+    arr = check_walls(np.asarray(wall)[None], "botzone")[0]
+    return " ".join(tile_to_code(int(t)) for t in arr.reshape(4, 34)[:, ::-1].reshape(-1))
+
+
 def _tiles(x) -> list[int]:
     """Tile ids from a string (whitespace-separated tokens, each a Botzone code such as ``H3``
     or a compact group such as ``123m``) or a sequence of ids / such strings."""
@@ -153,9 +219,11 @@ def make_wall(
             ids 34..41; a list of ids or such strings is accepted too). A flower in a dealt hand
             is replaced from the back at the deal, as in play.
         draws: official: the tiles drawn from the front after the deal, in order (the dealer's
-            first draw first); botzone: four sequences, one per seat's own wall.
+            first draw first); botzone: four sequences, one per seat's own wall, of every
+            tile that seat takes after the deal in order, draws and kong replacements alike
+            (they come from the same end).
         replacements: official: tiles taken from the back, in order (flower and kong
-            replacements); botzone: four sequences, one per seat.
+            replacements); botzone: must be empty (list kong replacements in ``draws``).
         layout: "official" or "botzone".
         dealer: seat dealt first (official layout; the dealer's hand is the first 13 tiles).
         filler_seed: the unused tiles fill the middle of the wall in an order shuffled by this
@@ -166,7 +234,8 @@ def make_wall(
 
     Raises:
         ValueError: a hand is not 13 tiles, a tile is used more often than it exists, a flower
-            in the botzone layout, or a seat's botzone wall overflows.
+            in the botzone layout, a seat's botzone wall overflows, or botzone
+            ``replacements`` are given.
     """
     tiles = layout_tiles(layout)
     if len(hands) != 4:
@@ -191,13 +260,16 @@ def make_wall(
         return wall
     # botzone
     draws = list(draws) if len(draws) else [()] * 4
-    replacements = list(replacements) if len(replacements) else [()] * 4
-    if len(draws) != 4 or len(replacements) != 4:
-        raise ValueError("botzone layout: draws and replacements must be four per-seat sequences")
+    if len(draws) != 4:
+        raise ValueError("botzone layout: draws must be four per-seat sequences")
+    if any(len(_tiles(r)) for r in replacements):
+        raise ValueError(
+            "botzone layout: kong replacements come from the same end of the seat's wall as "
+            "its draws; list them in that seat's draws"
+        )
     fronts = [parsed[s] + _tiles(draws[s]) for s in range(4)]
-    backs = [_tiles(replacements[s]) for s in range(4)]
     pool = np.bincount(tiles, minlength=42)
-    for seq in fronts + backs:
+    for seq in fronts:
         for t in seq:
             pool[t] -= 1
     if (pool < 0).any():
@@ -207,9 +279,9 @@ def make_wall(
     rest = rest[np.random.default_rng(filler_seed).permutation(len(rest))].tolist()
     out: list[int] = []
     for s in range(4):
-        need = 34 - len(fronts[s]) - len(backs[s])
+        need = 34 - len(fronts[s])
         if need < 0:
             raise ValueError(f"botzone wall of seat {s} overflows 34 tiles")
-        out += fronts[s] + rest[:need] + backs[s][::-1]
+        out += fronts[s] + rest[:need]
         rest = rest[need:]
     return np.array(out, dtype=np.int8)
