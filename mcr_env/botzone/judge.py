@@ -195,12 +195,15 @@ def is_decision(engine, g: int, s: int) -> bool:
     return bool(engine.to_act[g, s]) and ph in (_ACT, _CLAIM, _ROB)
 
 
-def answer_new_lines(narrator: RequestNarrator, g: int, s: int, respond) -> str | None:
+def answer_new_lines(
+    narrator: RequestNarrator, g: int, s: int, respond, hold_decision: bool = False
+) -> str | None:
     """Send seat ``s`` of game ``g`` its request lines not answered yet, through ``respond``
     (``line -> response str``).
 
     Every line but a decision request (:func:`is_decision`: then the last line) must be answered
-    ``PASS``. Returns the answer to the decision request, or None when there is none.
+    ``PASS``. Returns the answer to the decision request, or None when there is none (or when
+    ``hold_decision``: the decision request is then left unsent).
 
     Raises:
         ProtocolViolation: a non-decision request answered with anything but PASS (the judge
@@ -216,7 +219,7 @@ def answer_new_lines(narrator: RequestNarrator, g: int, s: int, respond) -> str 
         r = respond(line).strip()
         if r != "PASS":
             raise ProtocolViolation(g, s, line, r)
-    if decide and narrator.sent[g, s] < n:
+    if decide and not hold_decision and narrator.sent[g, s] < n:
         narrator.sent[g, s] += 1
         return respond(lines[n - 1]).strip()
     return None
