@@ -105,6 +105,31 @@ def collect_demonstrations(
     )
 
 
+def load_demonstrations(path) -> Demonstrations:
+    """Demonstrations from a dataset file (``.npz``: ``obs (N, C, 34)``, ``mask (N, 235)
+    bool``, ``action (N,) int``, ``ret (N,)`` settlement points; optional ``match (N,)``), e.g.
+    the decisions of all four seats of Botzone match logs (``scripts/botzone_logs.py --bc``).
+    Rows with a single legal action are dropped, as :func:`collect_demonstrations` does.
+
+    Raises:
+        FileNotFoundError: no such file.
+        ValueError: a missing array or inconsistent lengths.
+    """
+    with np.load(path) as z:
+        missing = [k for k in ("obs", "mask", "action", "ret") if k not in z]
+        if missing:
+            raise ValueError(f"{path}: missing arrays {missing}")
+        obs, mask = z["obs"].astype(np.float16), z["mask"].astype(bool)
+        action, ret = z["action"].astype(np.int64), z["ret"].astype(np.float32)
+        matches = z["match"] if "match" in z else None
+    if not len(obs) == len(mask) == len(action) == len(ret):
+        raise ValueError(f"{path}: obs, mask, action and ret differ in length")
+    keep = mask.sum(axis=1) > 1
+    hands = int(len(np.unique(matches))) if matches is not None else 0
+    wins = float(np.mean(ret > 0)) if len(ret) else 0.0
+    return Demonstrations(obs[keep], mask[keep], action[keep], ret[keep], hands, wins)
+
+
 def train_bc(
     net: PolicyValueNet,
     demos: Demonstrations,

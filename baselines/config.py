@@ -85,6 +85,10 @@ class BCConfig:
     """Adam learning rate."""
     weight_decay: float = 1e-5
     """Adam weight decay."""
+    data: str = ""
+    """path of a behaviour-cloning dataset (``.npz`` with obs, mask, action, ret, e.g. from
+    Botzone match logs: ``scripts/botzone_logs.py --bc``) to train on instead of playing
+    ``hands`` hands with RuleBasedAgents; empty = play them."""
 
 
 @dataclass(frozen=True)

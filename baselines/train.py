@@ -73,7 +73,7 @@ def run(cfg: RunConfig, progress: bool = True) -> dict:
     from torch.utils.tensorboard import SummaryWriter
 
     from baselines.agents import RandomAgent, RuleBasedAgent, TorchPolicyAgent
-    from baselines.bc import collect_demonstrations, train_bc
+    from baselines.bc import collect_demonstrations, load_demonstrations, train_bc
     from baselines.ppo import train_ppo
     from mcr_env.encoding import get_encoder
     from mcr_env.engine.config import RulesConfig
@@ -96,21 +96,28 @@ def run(cfg: RunConfig, progress: bool = True) -> dict:
     encoder = get_encoder(cfg.env.encoder)
     net = PolicyValueNet(encoder.num_channels, cfg.network, encoder=cfg.env.encoder)
 
-    if cfg.bc.hands > 0:
+    if cfg.bc.hands > 0 or cfg.bc.data:
         t0 = time.time()
-        demos = collect_demonstrations(
-            cfg.bc.hands, cfg.bc.batch_envs, cfg.seed, cfg.env, progress=progress
-        )
+        if cfg.bc.data:  # a dataset file, e.g. Botzone match logs (scripts/botzone_logs.py)
+            demos = load_demonstrations(cfg.bc.data)
+        else:
+            demos = collect_demonstrations(
+                cfg.bc.hands, cfg.bc.batch_envs, cfg.seed, cfg.env, progress=progress
+            )
         meta["bc_data"] = {
             "hands": demos.hands,
             "samples": int(len(demos.action)),
             "rule_selfplay_win_rate": demos.win_rate,
             "seconds": time.time() - t0,
         }
-        print(
-            f"BC data: {len(demos.action)} decisions from {demos.hands} hands "
-            f"(rule-based self-play: {demos.win_rate:.1%} of hands won)"
-        )
+        if cfg.bc.data:
+            meta["bc_data"]["source"] = cfg.bc.data
+            print(f"BC data: {len(demos.action)} decisions from {cfg.bc.data}")
+        else:
+            print(
+                f"BC data: {len(demos.action)} decisions from {demos.hands} hands "
+                f"(rule-based self-play: {demos.win_rate:.1%} of hands won)"
+            )
         meta["bc"] = train_bc(
             net, demos, cfg.bc, cfg.env.reward_scale, cfg.seed, writer, progress=progress
         )
