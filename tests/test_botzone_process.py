@@ -211,3 +211,25 @@ def test_evaluate_script_with_a_cmd_opponent(bots, tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert "cmd:" in out.stdout and "incidents: 0" in out.stdout
+
+
+def test_an_outside_bot_as_env_opponent(bots):
+    from mcr_env.envs.gym_env import MCREnv
+
+    tiny = BotzoneProcessAgent([sys.executable, str(bots / "tiny.py")], io="simple", name="tiny")
+    env = MCREnv(config=JUDGE, opponents=tiny, learner_seat=1)
+    rng = np.random.default_rng(0)
+    hands = 0
+    obs, info = env.reset(seed=3)
+    for _ in range(2000):
+        a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        obs, r, term, trunc, info = env.step(a)
+        if term or trunc:
+            hands += 1
+            assert int(env.unwrapped._t.engine.state.end_reason[0]) != int(EndReason.PENALTY)
+            if hands == 3:
+                break
+            obs, info = env.reset()
+    assert hands == 3
+    assert tiny.incidents == [] and tiny.requests > 100
+    tiny.close()

@@ -115,16 +115,24 @@ class RequestNarrator:
                     " ".join(["1", *map(str, fl.tolist()), tiles, *flowers]),
                 ]
             self._draw(g, int(st.current_seat[g]))
-        self._prev = self._snap()
+        snap = self._snap()
+        if self._prev is not None and games is not None:  # a partial start: keep the others
+            keep = ~np.asarray(games, dtype=bool)
+            for k, v in self._prev.items():
+                snap[k][keep] = v[keep]
+        self._prev = snap
 
-    def after_step(self, actions: np.ndarray) -> None:
-        """Write the requests of what ``engine.step(actions)`` just did (call right after it,
-        with the same ``(B, 4)`` actions)."""
+    def after_step(self, actions: np.ndarray, games=None) -> None:
+        """Write the requests of what ``engine.step(actions, games)`` just did (call right after
+        it, with the same ``(B, 4)`` actions and ``games`` mask)."""
         if self._prev is None:
             raise RuntimeError("call start() after reset, before after_step()")
         prev, st = self._prev, self.engine.state
         acts = np.asarray(actions, dtype=np.int64)
-        for g in np.flatnonzero(~prev["terminated"]):
+        stepped = ~prev["terminated"]
+        if games is not None:
+            stepped &= np.asarray(games, dtype=bool)
+        for g in np.flatnonzero(stepped):
             g = int(g)
             ph, c = int(prev["phase"][g]), int(prev["current_seat"][g])
             if int(st.phase[g]) == _OVER and int(st.end_reason[g]) == int(

@@ -247,6 +247,7 @@ class BotzoneProcessAgent:
 
     needs_obs = False
     needs_view = False
+    needs_ids = True  # act() is told the (game, seat) of each row
 
     def __init__(
         self, cmd, io: str = "json", timeout: float = 5.0, name: str | None = None, env=None
@@ -276,8 +277,9 @@ class BotzoneProcessAgent:
         return self._counts["requests"]
 
     # ------------------------------------------------------------------ hooks
-    def attach(self, engine, seats) -> None:
-        """Start following the (freshly reset) games of ``engine`` at ``seats (G, 4) bool``.
+    def attach(self, engine, seats, games=None) -> None:
+        """Start following the (freshly reset) games of ``engine`` at ``seats (G, 4) bool``
+        (only the games of the ``games (G,) bool`` mask when given: a partial reset).
 
         Raises:
             ValueError: the engine's rules are not the judge's (see the class docstring).
@@ -288,12 +290,22 @@ class BotzoneProcessAgent:
                 "outside Botzone bots need RulesConfig(wall_layout='botzone', match='hand', "
                 "illegal_action='penalize') (the judge's rules)"
             )
-        self.close()
-        self.engine = engine
-        self.seats = np.asarray(seats, dtype=bool).copy()
-        self.narrator = RequestNarrator(engine)
-        self.narrator.start()
-        self._after_claim = {}
+        seats = np.asarray(seats, dtype=bool)
+        if games is None or self.engine is not engine:
+            self.close()
+            self.engine = engine
+            self.seats = seats.copy()
+            self.narrator = RequestNarrator(engine)
+            self.narrator.start()
+            self._after_claim = {}
+            return
+        sel = np.asarray(games, dtype=bool)
+        self.seats[sel] = seats[sel]
+        for key in [k for k in self._procs if sel[k[0]]]:
+            self._procs.pop(key).close()
+        for key in [k for k in self._after_claim if sel[k[0]]]:
+            del self._after_claim[key]
+        self.narrator.start(sel)
 
     def _proc(self, g: int, s: int) -> BotProcess:
         p = self._procs.get((g, s))
@@ -307,10 +319,11 @@ class BotzoneProcessAgent:
         for key in [k for k in self._procs if k[0] == g]:
             self._procs.pop(key).close()
 
-    def observe(self, engine, actions) -> None:
-        """After every step: write the new requests, send the notifications (answered PASS),
-        punish offences, close the processes of finished games."""
-        self.narrator.after_step(actions)
+    def observe(self, engine, actions, games=None) -> None:
+        """After every step (of the ``games (G,) bool`` only, when given): write the new
+        requests, send the notifications (answered PASS), punish offences, close the processes
+        of finished games."""
+        self.narrator.after_step(actions, games)
         for g, s in list(self._after_claim):  # claims that lost: their discard is void
             if not (engine.to_act[g, s] and int(engine.state.phase[g]) == _DISCARD):
                 del self._after_claim[(g, s)]
@@ -331,13 +344,16 @@ class BotzoneProcessAgent:
                 self._offence(g, s, "not-pass", f"{e.response!r} to {e.request!r}")
                 engine.penalize([g], [s])
 
-    def act(self, obs, mask, view=None) -> np.ndarray:
-        """Answers of the bots at the engine's current decisions of the held seats (an
-        out-of-range action where a bot failed, which the engine penalizes)."""
+    def act(self, obs, mask, view=None, games=None, seats=None) -> np.ndarray:
+        """Answers of the bots at the engine's decisions of ``games``/``seats`` (default: all
+        held seats asked now); an illegal action where a bot failed, which the engine then
+        penalizes."""
         eng = self.engine
         if eng is None:
             raise RuntimeError("BotzoneProcessAgent.attach(engine, seats) was not called")
-        games, seats = np.nonzero(eng.to_act & self.seats)
+        if games is None:
+            games, seats = np.nonzero(eng.to_act & self.seats)
+        games, seats = np.asarray(games), np.asarray(seats)
         if len(games) != len(mask):
             raise RuntimeError("the decisions asked differ from the attached engine's")
         out = np.full(len(games), -1, dtype=np.int64)
@@ -347,7 +363,9 @@ class BotzoneProcessAgent:
                 out[i] = int(np.argmax(mask[i]))  # ignored: the penalty ends the hand
                 continue
             n_inc = len(self.incidents)
-            out[i] = self._answer(i, g, s, mask)
+            a = self._answer(i, g, s, mask)
+            # after an offence: an illegal action id (in range), which the engine penalizes
+            out[i] = a if a >= 0 else int(np.flatnonzero(~mask[i])[0])
             if len(self.incidents) > n_inc:
                 failed.add(g)
         return out

@@ -114,6 +114,26 @@ class _LearnerTables:
         else:
             self.learner[rows] = self.learner_seat_spec
 
+    def hook_opponents(self, rows: np.ndarray | None = None, actions=None) -> None:
+        """Opponents that follow whole games (outside Botzone bots,
+        :mod:`mcr_env.botzone.process`): ``attach(engine, seats, games=rows)`` after a reset of
+        ``rows`` (``actions`` None), else ``observe(engine, actions, games=rows)`` after a
+        step."""
+        seen: list = []
+        for pol in self.opponents:
+            if any(pol is q for q in seen):
+                continue
+            seen.append(pol)
+            if actions is None and hasattr(pol, "attach"):
+                rel = (np.arange(4)[None, :] - self.learner[:, None]) % 4
+                seats = np.zeros((self.n, 4), dtype=bool)
+                for k, q in enumerate(self.opponents):
+                    if q is pol:
+                        seats |= rel == k + 1
+                pol.attach(self.engine, seats, games=rows)
+            elif actions is not None and hasattr(pol, "observe"):
+                pol.observe(self.engine, actions, games=rows)
+
     def learner_to_act(self) -> np.ndarray:
         return self.engine.to_act[np.arange(self.n), self.learner]
 
@@ -187,6 +207,7 @@ class _LearnerTables:
             except ValueError as e:
                 self.blame_opponent(acts, active, e)
                 raise
+            self.hook_opponents(active, acts)
             settle = eng.rewards.copy()
             over = eng.hand_over.copy()
             if learner_actions is None:  # void hands of the deal: not seen by the reward
@@ -214,6 +235,7 @@ class _LearnerTables:
         redeals = np.zeros(self.n, dtype=np.int64)
         eng.reset(seed=seed, walls=walls, games=rows)
         self.choose_seats(np.nonzero(rows)[0])
+        self.hook_opponents(rows)
         self.reward_fn.reset(eng, None if new_match else rows)
         for _ in range(MAX_DEAL_RETRIES):
             waiting = rows & ~self.learner_to_act() & ~eng.terminated
@@ -231,6 +253,7 @@ class _LearnerTables:
                 )
             redeals += again
             eng.reset(games=again)
+            self.hook_opponents(again)
             self.reward_fn.reset(eng, again)
         raise RuntimeError("could not deal a hand reaching the learner's decision")
 

@@ -10,7 +10,8 @@ with ``needs_view``.
 Agents that follow the whole game (outside Botzone bots, :mod:`mcr_env.botzone.process`) may
 define two hooks: ``attach(engine, seats (G, 4) bool)`` is called once before the first step
 with the seats they hold, and ``observe(engine, actions (G, 4))`` after every step (before its
-rewards are counted, so that a penalty the agent applies with ``engine.penalize`` counts). With
+rewards are counted, so that a penalty the agent applies with ``engine.penalize`` counts); an
+agent with ``needs_ids`` gets ``act(obs, mask, view, games=(N,), seats=(N,))``. With
 ``RulesConfig(illegal_action="penalize")`` an illegal action is the engine's to punish (the
 Botzone judge's -30/+10) instead of an error.
 """
@@ -107,7 +108,10 @@ def play_games(
             want_obs = agent.needs_obs or (recorder is not None and encoder is not None)
             obs = encoder.encode(engine.state, games, seats) if want_obs else None
             view = SeatView.from_state(engine.state, games, seats) if agent.needs_view else None
-            a = np.asarray(agent.act(obs, m, view))
+            if getattr(agent, "needs_ids", False):  # told which (game, seat) each row is
+                a = np.asarray(agent.act(obs, m, view, games=games, seats=seats))
+            else:
+                a = np.asarray(agent.act(obs, m, view))
             if not penalize:
                 _check_actions(agent, ai, a, m, games, seats)
             a = a.astype(np.int64)
