@@ -95,6 +95,29 @@ def test_profiles_and_below_minimum(capsys):
     )
 
 
+def test_promoted_kong_meld_and_melded_hand(capsys):
+    """docs/rules.md §7 item 7: ``--meld "BUGANG ..."`` is a melded kong for every fan, but the
+    mcr profile scores no Melded Hand with it (the botzone profile does)."""
+    melds = ["--meld", "PENG 1m 1", "--meld", "CHI 3s 3", "--meld", "PENG 4z 1"]
+    argv = ["7p", "--win", "7p", *melds, "--seat-wind", "S", "--json"]
+    totals = {}
+    for kind in ("GANG", "BUGANG"):
+        for profile in ("mcr", "botzone"):
+            status, out, err = run_main(
+                capsys, [*argv, "--meld", f"{kind} 9m 2", "--profile", profile]
+            )
+            assert (status, err) == (0, "")
+            res = json.loads(out)
+            assert res["melds"][-1] == [kind, "W9", 2]
+            totals[kind, profile] = (res["total"], res["fans"][0]["fan"])
+    assert totals == {
+        ("GANG", "mcr"): (10, "Melded Hand"),
+        ("GANG", "botzone"): (10, "Melded Hand"),
+        ("BUGANG", "mcr"): (5, "Pung of Terminals or Honors"),
+        ("BUGANG", "botzone"): (10, "Melded Hand"),
+    }
+
+
 def test_chicken_hand_and_flags(capsys):
     melds = ["--meld", "CHI 3m 1", "--meld", "CHI 6s 2", "--meld", "PENG 8p 3"]
     status, out, _ = run_main(capsys, ["45p11z", "--win", "3p", *melds, "--json"])

@@ -107,7 +107,7 @@ def test_random_games_official():
 def test_hu_greedy_games_official():
     digest, steps = play_to_end(RulesConfig(), 128, seed=77, win=True)
     assert (digest, steps) == (
-        "5d40a7c3b28030bce9237775ceff4f6c28f8aa37239118631a85cf20c97eb458",
+        "d9a151c9f70617077dbd0ddf0eaa68cf81e286bcb8bff1602d5568c4a52a28b8",
         120,
     )
 
@@ -123,7 +123,7 @@ def test_hu_greedy_games_botzone():
 def test_hu_greedy_match():
     digest, steps = play_to_end(RulesConfig(match="match"), 3, seed=11, win=True)
     assert (digest, steps) == (
-        "0228bf95e9dce4ecd952c3b7444cbb53be61ea3bec43e80d8b3449c85c33f8f3",
+        "1949d262614c842eff2a6ba31665e7090b5ec4cc511da8d95038fb0a116033df",
         1715,
     )
 
@@ -143,7 +143,7 @@ def test_autoreset_and_partial_steps():
             eng.reset(games=eng.terminated.copy())
             _feed_step(h, eng)
     _feed_final(h, eng)
-    assert h.hexdigest() == "d44b8a7c7e433a4f1997bf7fdbc82f5641aa70390d0161891c341077f90879bb"
+    assert h.hexdigest() == "0d243ef7de7e277d27482fa071be5083d8b316d7c413c225f664a0ad9528326a"
 
 
 def test_env_packed_same_step():
@@ -168,7 +168,7 @@ def test_env_packed_same_step():
         hands += int(info["hand_over"].sum())
         wins += int((info["settlement"] != 0).any(axis=1).sum())
     assert (h.hexdigest(), hands, wins) == (
-        "ddb2863c4822a8ae1e4084565fbac4d423ce0c6fdb25c6cc7073660572ea8907",
+        "8955a7cb48cb58e4fba57c9dfabb0b2d5196467ba194eb342dd65b8e80415e7e",
         77,
         26,
     )

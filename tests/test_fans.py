@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from mcr_env.testing.profiles import mcr_from_botzone
 from mcr_env.tiles import parse_tiles, tile_to_code
 
 # RULES.md section 6, in order (index + 1 = Fan value); points in the mcr profile.
@@ -166,30 +167,31 @@ class Case:
 
 def oracle_score(case: Case) -> tuple[dict[str, int], int]:
     """PyMahjongGB 1.4.0's fans ``{English name: count}`` and total for ``case``."""
-    import MahjongGB
+    from mcr_env.testing import pymahjonggb_score
 
-    def codes(text: str) -> tuple[str, ...]:
-        return tuple(tile_to_code(t) for t in parse_tiles(text))
+    total, fans = pymahjonggb_score(winning_hand(case))
+    return fans, total
 
-    pack = tuple(
-        ("GANG", codes(tile)[0], 0) if kind == "ANGANG" else (kind, codes(tile)[0], offer)
-        for kind, tile, offer in case.melds
-    )
+
+def winning_hand(case: Case):
+    """``case`` as a :class:`mcr_env.testing.WinningHand` (flags default to False / 0)."""
+    from mcr_env.testing import WinningHand
+
+    melds = tuple((kind, parse_tiles(tile)[0], offer) for kind, tile, offer in case.melds)
     f = case.flags
-    fans = MahjongGB.MahjongFanCalculator(
-        pack=pack,
-        hand=codes(case.hand),
-        winTile=codes(case.win)[0],
-        flowerCount=f.get("flowers", 0),
-        isSelfDrawn=f.get("is_self_drawn", False),
-        is4thTile=f.get("is_4th_tile", False),
-        isAboutKong=f.get("is_about_kong", False),
-        isWallLast=f.get("is_wall_last", False),
-        seatWind=f.get("seat_wind", 0),
-        prevalentWind=f.get("prevalent_wind", 0),
-        verbose=True,
+    return WinningHand(
+        hand=tuple(sorted(parse_tiles(case.hand))),
+        win_tile=parse_tiles(case.win)[0],
+        melds=melds,
+        is_self_drawn=f.get("is_self_drawn", False),
+        is_4th_tile=f.get("is_4th_tile", False),
+        is_wall_last=f.get("is_wall_last", False),
+        is_about_kong=f.get("is_about_kong", False),
+        seat_wind=f.get("seat_wind", 0),
+        prevalent_wind=f.get("prevalent_wind", 0),
+        flowers=f.get("flowers", 0),
+        form="table",
     )
-    return {en: count for _, count, _, en in fans}, sum(pts * count for pts, count, _, _ in fans)
 
 
 def run_scorer(case: Case, profile: str):
@@ -226,15 +228,19 @@ POSITIVE = (
     Case("Big Three Dragons", "77z123m99m", "7z", "PENG 5z 1, PENG 6z 2",
          "Big Three Dragons, Half Flush, Outside Hand", 98),
     Case("All Green", "2233446668s666z", "8s", "",
-         "All Green, Dragon Pung, Concealed Hand, Two Concealed Pungs, Pure Double Chow", 95),
+         "All Green, Dragon Pung, Concealed Hand, Two Concealed Pungs, Pure Double Chow", 95,
+         mcr=("All Green, Half Flush, Dragon Pung, Concealed Hand, Two Concealed Pungs, "
+              "Pure Double Chow", 101)),
     Case("Nine Gates", "1112345678999m", "5m", "",
-         "Nine Gates, Two Concealed Pungs, Pung of Terminals or Honors", 91),
+         "Nine Gates, Two Concealed Pungs, Pung of Terminals or Honors", 91,
+         mcr=("Nine Gates, Two Concealed Pungs", 90)),
     Case("Four Kongs", "7z", "7z", "GANG 1m 1, GANG 2s 2, ANGANG 3p 0, GANG 5z 3",
          "Four Kongs, Mixed Shifted Pungs, Dragon Pung, Pung of Terminals or Honors", 99),
     Case("Seven Shifted Pairs", "2233445566778m", "8m", "", "Seven Shifted Pairs, All Simples", 90),
     Case("Thirteen Orphans", "19m19s19p1234567z", "1m", "", "Thirteen Orphans", 88),
     Case("All Terminals", "111999m111999s9p", "9p", "",
-         "All Terminals, Four Concealed Pungs, Single Wait", 129),
+         "All Terminals, Four Concealed Pungs, Single Wait", 129,
+         mcr=("All Terminals, Four Concealed Pungs, Double Pung x2, Single Wait", 133)),
     Case("Little Four Winds", "111z222z333z44z56m", "7m", "",
          "Little Four Winds, Three Concealed Pungs, Half Flush, Prevalent Wind, "
          "Seat Wind, Concealed Hand", 92),
@@ -658,6 +664,7 @@ DETAILS = (
     Case("Tile Hog", "1111m99m1199s99p1p", "1p", "", "All Terminals, Seven Pairs, Tile Hog", 90,
          why="dispute: Seven Pairs with All Terminals still counts Tile Hog for 1111m"),
     Case("Tile Hog", "22334466s8888s6z", "6z", "", "All Green, Seven Pairs, Tile Hog", 114,
+         mcr=("All Green, Seven Pairs, Half Flush, Tile Hog", 120),
          why="dispute: Seven Pairs with All Green still counts Tile Hog for 8888s"),
     Case("Nine Gates", "1112345678999m", "1m", "", "Nine Gates, Pure Straight, Tile Hog", 106,
          why="Nine Gates won on 1m: 1111m is a Tile Hog, Pure Straight is not implied"),
@@ -722,8 +729,14 @@ def test_table_rows_are_consistent():
             # Flower Tiles is listed like any other fan: 1 point per flower.
             assert sum(POINTS[profile][n] * c for n, c in expect.items()) == total, case.fan
             assert expect.get("Flower Tiles", 0) == flowers
-        # Only the kong fans of RULES.md section 7 differ between the profiles.
-        assert (case.mcr is not None) == bool(kong_profile_fans & set(case.expect)), case.fan
+        # The profiles differ exactly on the rows a docs/rules.md §7 item covers, as the
+        # item-by-item restatement says.
+        wh = winning_hand(case)
+        _total, _fans, items = mcr_from_botzone(wh)
+        assert (case.mcr is not None) == bool(items), (case.fan, items)
+        assert case.expected("mcr") == (_fans, _total), case.fan
+        if kong_profile_fans & set(case.expect):
+            assert items & {1, 2}, case.fan
 
 
 def test_mcr_profile_kong_rows():
@@ -751,7 +764,7 @@ def test_near_miss_row_agrees_with_oracle(case):
 
 @pytest.mark.parametrize("case", DETAILS, ids=lambda c: c.why)
 def test_detail_row_agrees_with_oracle(case):
-    assert case.fan in case.expect and case.mcr is None
+    assert case.fan in case.expect
     assert oracle_score(case) == (case.expect, case.total)
 
 

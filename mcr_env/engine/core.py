@@ -1167,7 +1167,9 @@ class MCREngine:
             if kind == _M_CHI:
                 out.append(("CHI", tile, int(st.meld_claimed[gi, si, j]) - tile + 2))
             else:
-                name = "PENG" if kind == _M_PENG else "GANG"
+                name = (
+                    "PENG" if kind == _M_PENG else "BUGANG" if st.meld_added[gi, si, j] else "GANG"
+                )
                 out.append((name, tile, (si - frm) % 4))
         return out
 

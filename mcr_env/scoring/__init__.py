@@ -4,6 +4,7 @@ analysis (shanten, waits) and settlement (RULES.md section 3)."""
 from mcr_env.scoring.fans import (
     FAN_BY_NAME,
     FAN_IMPLIES,
+    FAN_IMPLIES_BY_PROFILE,
     FAN_NAMES,
     FAN_POINTS,
     FAN_POINTS_BY_PROFILE,
@@ -28,6 +29,7 @@ from mcr_env.scoring.shanten import (
 __all__ = [
     "FAN_BY_NAME",
     "FAN_IMPLIES",
+    "FAN_IMPLIES_BY_PROFILE",
     "FAN_NAMES",
     "FAN_POINTS",
     "FAN_POINTS_BY_PROFILE",

@@ -44,6 +44,12 @@ Each reading's fans come from independent detectors:
 
 The preferred reading is the one with the highest total; :func:`_preferred` documents how
 equal totals are resolved.
+
+Profiles (RULES.md section 7): every reading is scored in the requested profile (its points,
+its "implies" table :data:`~mcr_env.scoring.fans.FAN_IMPLIES_BY_PROFILE` and
+:data:`EXTRA_IMPLIES_BY_PROFILE`, the ``"mcr"`` kong fans of item 2 and the Melded Hand
+condition of item 7) before the preferred reading is chosen, so "high over low" holds in each
+profile's own points.
 """
 
 from __future__ import annotations
@@ -59,14 +65,23 @@ from mcr_env.scoring.decompose import (
     regular_divisions,
     seven_pairs_wait,
 )
-from mcr_env.scoring.fans import FAN_IMPLIES, NUM_FANS, POINTS_ARRAY, Fan
+from mcr_env.scoring.fans import (
+    FAN_IMPLIES,
+    FAN_IMPLIES_BY_PROFILE,
+    NUM_FANS,
+    POINTS_ARRAY,
+    PROFILES,
+    Fan,
+)
 
 __all__ = [
     "MELD_CHOW",
     "MELD_PUNG",
     "MELD_KONG",
     "MELD_CONCEALED_KONG",
+    "MELD_PROMOTED_KONG",
     "EXTRA_IMPLIES",
+    "EXTRA_IMPLIES_BY_PROFILE",
     "PER_SET_IMPLIES",
     "DOWNGRADE",
     "evaluate",
@@ -104,9 +119,11 @@ def clear_caches() -> None:
         memo.cache_clear()
 
 
-MELD_CHOW, MELD_PUNG, MELD_KONG, MELD_CONCEALED_KONG = 0, 1, 2, 3
+MELD_CHOW, MELD_PUNG, MELD_KONG, MELD_CONCEALED_KONG, MELD_PROMOTED_KONG = 0, 1, 2, 3, 4
 """Meld kinds of :func:`evaluate`: claimed chow (tile = lowest tile), claimed pung, melded kong
-(claimed or promoted), concealed kong."""
+claimed from a discard, concealed kong, melded kong promoted from a pung (BuGang; scored as a
+melded kong except that the ``"mcr"`` profile's Melded Hand needs none, RULES.md section 7
+item 7)."""
 
 
 def _plain(fans: dict) -> tuple[tuple[int, int], ...]:
@@ -462,7 +479,17 @@ EXTRA_IMPLIES[Fan.SEVEN_SHIFTED_PAIRS] |= {Fan.NO_HONORS}
 """PyMahjongGB 1.4.0 exclusions beyond RULES.md's "implies" column (data, not code): every
 fan that implies Concealed Hand also removes Fully Concealed Hand (which then leaves
 Self-Drawn, :data:`DOWNGRADE`); Seven Shifted Pairs also removes No Honors (it removes Full
-Flush, which would otherwise no longer remove No Honors)."""
+Flush, which would otherwise no longer remove No Honors). The ``"botzone"`` profile's entry of
+:data:`EXTRA_IMPLIES_BY_PROFILE`."""
+
+EXTRA_IMPLIES_BY_PROFILE: dict[str, dict[Fan, frozenset[Fan]]] = {
+    "botzone": EXTRA_IMPLIES,
+    "mcr": {Fan.SEVEN_SHIFTED_PAIRS: frozenset({Fan.NO_HONORS})},
+}
+"""Exclusions beyond each profile's "implies" table. The ``"mcr"`` profile keeps Fully
+Concealed Hand beside the self-drawn concealed special hands (RULES.md section 7 item 3: they
+score it instead of Self-Drawn; Concealed Hand stays implied) and keeps only the Seven Shifted
+Pairs / No Honors exclusion."""
 
 PER_SET_IMPLIES: dict[Fan, frozenset[Fan]] = {
     Fan.BIG_THREE_WINDS: frozenset({Fan.PUNG_OF_TERMINALS_OR_HONORS}),
@@ -472,13 +499,18 @@ Terminals or Honors *of those wind pungs*, RULES.md section 6), so they are not 
 :data:`FAN_IMPLIES`. The pung counting already leaves those sets out (a 999m pung beside Big
 Three Winds still scores)."""
 
-_IMPLIES_MASK = [0] * (NUM_FANS + 1)
-for _f, _imp in FAN_IMPLIES.items():
-    for _g in _imp:
-        _IMPLIES_MASK[_f] |= 1 << _g
-for _f, _imp in EXTRA_IMPLIES.items():
-    for _g in _imp:
-        _IMPLIES_MASK[_f] |= 1 << _g
+
+def _implies_mask(profile: str) -> list[int]:
+    """Bit mask of the fans each fan value removes (index 0 unused) in ``profile``."""
+    mask = [0] * (NUM_FANS + 1)
+    for table in (FAN_IMPLIES_BY_PROFILE[profile], EXTRA_IMPLIES_BY_PROFILE[profile]):
+        for f, implied in table.items():
+            for g in implied:
+                mask[f] |= 1 << g
+    return mask
+
+
+_IMPLIES_MASK = {p: _implies_mask(p) for p in PROFILES}
 
 
 DOWNGRADE: dict[Fan, Fan] = {Fan.FULLY_CONCEALED_HAND: Fan.SELF_DRAWN}
@@ -487,14 +519,16 @@ Concealed Hand plus Self-Drawn, so a fan implying Concealed Hand (Seven Pairs, T
 Four Concealed Pungs, ...) leaves Self-Drawn (PyMahjongGB 1.4.0)."""
 
 
-def _apply_non_repeat(fans: dict[int, int]) -> None:
-    """Remove, in place, every fan implied by a higher fan still present (RULES.md 5.1); a
-    removed fan listed in :data:`DOWNGRADE` leaves its lower fan unless that is implied too."""
+def _apply_non_repeat(fans: dict[int, int], profile: str) -> None:
+    """Remove, in place, every fan implied by a higher fan still present (RULES.md 5.1) in
+    ``profile``'s tables; a removed fan listed in :data:`DOWNGRADE` leaves its lower fan unless
+    that is implied too."""
+    implies = _IMPLIES_MASK[profile]
     removed = 0
     for f in sorted(fans):
         if removed >> f & 1:
             continue
-        removed |= _IMPLIES_MASK[f]
+        removed |= implies[f]
     if removed:
         for f in list(fans):
             if removed >> f & 1:
@@ -669,8 +703,10 @@ def _situation(
     wall_last: bool,
     robbing: bool,
     replacement: bool,
+    melded_hand: bool = True,
 ) -> None:
-    """Win-situation fans (RULES.md 6a 44-47, 53, 56, 58, 62, 80)."""
+    """Win-situation fans (RULES.md 6a 44-47, 53, 56, 58, 62, 80); ``melded_hand=False`` (the
+    ``"mcr"`` profile with a promoted kong, RULES.md section 7 item 7) withholds Melded Hand."""
     if self_drawn:
         fans[Fan.FULLY_CONCEALED_HAND if not claimed else Fan.SELF_DRAWN] = 1
         if wall_last:
@@ -680,7 +716,7 @@ def _situation(
     else:
         if not claimed:
             fans[Fan.CONCEALED_HAND] = 1
-        elif claimed == 4:
+        elif claimed == 4 and melded_hand:
             fans[Fan.MELDED_HAND] = 1
         if wall_last:
             fans[Fan.LAST_TILE_CLAIM] = 1
@@ -704,12 +740,13 @@ _CONCEALED_PUNG_FAN = {
 }
 
 
-def _finish(fans: dict[int, int]) -> tuple[int, dict[int, int]]:
-    """Apply non-repeat, add Chicken Hand to an empty reading; ``(botzone total, fans)``."""
-    _apply_non_repeat(fans)
+def _finish(fans: dict[int, int], profile: str) -> tuple[int, dict[int, int]]:
+    """Apply non-repeat, add Chicken Hand to an empty reading; ``(total, fans)`` in the points
+    of ``profile``."""
+    _apply_non_repeat(fans, profile)
     if not fans:
         fans[Fan.CHICKEN_HAND] = 1
-    points = _BOTZONE_POINTS
+    points = POINTS_ARRAY[profile]
     return sum([points[f] * c for f, c in fans.items()]), fans
 
 
@@ -785,18 +822,19 @@ def evaluate(
     about_kong: bool,
     seat: int,
     prevalent: int,
+    profile: str = "botzone",
 ) -> dict[int, int] | None:
-    """Fans of the best reading of a complete hand, ``{fan value: count}`` (botzone fans).
+    """Fans of the best reading of a complete hand, ``{fan value: count}``, in ``profile``.
 
     Args: as :func:`readings`.
 
     Returns:
         The fans (Flower Tiles excluded) of the preferred reading (:func:`_preferred`:
-        highest total in botzone points, ties as PyMahjongGB 1.4.0 breaks them), or None when
-        the tiles form no winning reading.
+        highest total in the profile's points, ties as PyMahjongGB 1.4.0 breaks them), or
+        None when the tiles form no winning reading.
     """
     found = readings(
-        standing, win, melds, self_drawn, fourth, wall_last, about_kong, seat, prevalent
+        standing, win, melds, self_drawn, fourth, wall_last, about_kong, seat, prevalent, profile
     )
     if not found:
         return None
@@ -834,18 +872,22 @@ def readings(
     about_kong: bool,
     seat: int,
     prevalent: int,
+    profile: str = "botzone",
 ) -> list[tuple[int, dict[int, int]]]:
     """Every winning reading of a hand with its fans after non-repeat, in a fixed order.
 
     Args:
         standing: ``(34,)`` counts of the concealed tiles without the winning tile.
         win: winning tile id. melds: ``(kind, tile)`` with kind :data:`MELD_CHOW` (tile =
-            lowest tile), :data:`MELD_PUNG`, :data:`MELD_KONG` or :data:`MELD_CONCEALED_KONG`.
+            lowest tile), :data:`MELD_PUNG`, :data:`MELD_KONG`, :data:`MELD_CONCEALED_KONG`
+            or :data:`MELD_PROMOTED_KONG`.
         self_drawn, fourth, wall_last, about_kong: win flags of
             :func:`mcr_env.scoring.score_win`. seat, prevalent: winds 0-3.
+        profile: ``"botzone"`` (default, PyMahjongGB 1.4.0) or ``"mcr"`` (RULES.md
+            section 7).
 
     Returns:
-        ``(total botzone points, {fan value: count})`` per reading: the regular divisions in
+        ``(total points in the profile, {fan value: count})`` per reading: the regular divisions in
         :func:`~mcr_env.scoring.decompose.regular_divisions` order, then the Knitted Straight
         readings, then the special form (Seven Pairs, Thirteen Orphans, Honors and Knitted
         Tiles). Empty when the hand is not a win.
@@ -857,6 +899,7 @@ def readings(
     meld_pungs: list[int] = []
     kongs: list[int] = []
     claimed = melded_kongs = concealed_kongs = shown = 0
+    promoted = False
     for kind, t in melds:
         if kind == MELD_CHOW:
             meld_chows.append(t)
@@ -871,11 +914,12 @@ def readings(
         else:
             kongs.append(t)
             meld_pungs.append(t)
-            if kind == MELD_KONG:
+            if kind == MELD_CONCEALED_KONG:
+                concealed_kongs += 1
+            else:
                 melded_kongs += 1
                 claimed += 1
-            else:
-                concealed_kongs += 1
+                promoted = promoted or kind == MELD_PROMOTED_KONG
     kongs_t = tuple(sorted(kongs))
     n_melds = len(melds)
 
@@ -886,11 +930,25 @@ def readings(
     last_tile = (fourth and not held) or shown == 3
     robbing = about_kong and not held and not shown
     replacement = about_kong and bool(kongs)
+    mcr = profile == "mcr"
     base: dict[int, int] = {}
-    _situation(base, claimed, self_drawn, last_tile, wall_last, robbing, replacement)
+    _situation(
+        base,
+        claimed,
+        self_drawn,
+        last_tile,
+        wall_last,
+        robbing,
+        replacement,
+        melded_hand=not (mcr and promoted),  # RULES.md section 7 item 7
+    )
     n_kongs = melded_kongs + concealed_kongs
     if n_kongs >= 3:
         base[Fan.FOUR_KONGS if n_kongs == 4 else Fan.THREE_KONGS] = 1
+    elif mcr and melded_kongs == concealed_kongs == 1:
+        # RULES.md section 7 item 2: one melded + one concealed kong
+        base[Fan.TWO_MELDED_KONGS] = 1
+        base[Fan.CONCEALED_KONG] = 1
     elif n_kongs:
         base[_KONG_FAN[melded_kongs, concealed_kongs]] = 1
 
@@ -933,7 +991,7 @@ def readings(
                 one_wait = _waits_on_one_kind(standing, n_melds)
             if one_wait:
                 fans[wait_fan] = 1
-        out.append(_finish(fans))
+        out.append(_finish(fans, profile))
 
     if n_melds <= 1 and all(counts14[r] or counts14[r + 9] or counts14[r + 18] for r in range(9)):
         for ks in KNITTED_STRAIGHTS:
@@ -955,14 +1013,14 @@ def readings(
                         one_wait = _waits_on_one_kind(standing, n_melds)
                     if one_wait:
                         fans[wait_fan] = 1
-                out.append(_finish(fans))
+                out.append(_finish(fans, profile))
 
     if n_melds == 0:
         special = _special_form(counts14)
         if special is not None:
             fans = dict(base)
             fans.update(special)
-            out.append(_finish(fans))
+            out.append(_finish(fans, profile))
     return out
 
 

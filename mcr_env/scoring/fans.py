@@ -347,10 +347,47 @@ FAN_IMPLIES: MappingProxyType[Fan, frozenset[Fan]] = _implies(
     (F.ALL_CHOWS, (F.NO_HONORS,)),
     (F.ALL_SIMPLES, (F.NO_HONORS,)),
 )
-"""For each fan, the fans it implies (not counted in addition), from RULES.md section 6.
+"""For each fan, the fans it implies (not counted in addition), from RULES.md section 6: the
+``"botzone"`` profile's table (PyMahjongGB 1.4.0); :data:`FAN_IMPLIES_BY_PROFILE` has the
+``"mcr"`` one.
 
 Fans that imply only *some* occurrences of a counted fan (e.g. Dragon Pung implies the Pung of
 Terminals or Honors *of that pung*) are listed only where the whole fan is excluded; the scorer
 applies the per-pung deductions itself. A result of :func:`score_win` never contains a fan
-together with a fan listed here as implied by it (checked by the tests)."""
+together with a fan listed as implied by it in its profile's table (checked by the tests)."""
+
+MCR_IMPLIES_CHANGES: MappingProxyType[Fan, tuple[frozenset[Fan], frozenset[Fan]]] = (
+    MappingProxyType(
+        {
+            # RULES.md section 7 item 3: Nine Gates combines with Fully Concealed Hand
+            # when self-drawn; item 5: and never with Pung of Terminals or Honors
+            F.NINE_GATES: (
+                frozenset({F.FULLY_CONCEALED_HAND}),
+                frozenset({F.PUNG_OF_TERMINALS_OR_HONORS}),
+            ),
+            # item 4: All Green combines with Half Flush when it holds Green Dragons
+            F.ALL_GREEN: (frozenset({F.HALF_FLUSH}), frozenset()),
+            # item 6: All Terminals may score Double Pung
+            F.ALL_TERMINALS: (frozenset({F.DOUBLE_PUNG}), frozenset()),
+        }
+    )
+)
+"""How the ``"mcr"`` profile's "implies" table differs from :data:`FAN_IMPLIES`:
+``{fan: (no longer implied, implied in addition)}`` (RULES.md section 7, items 3-6; item 3's
+other special hands are in :data:`mcr_env.scoring.evaluate.EXTRA_IMPLIES_BY_PROFILE`, item 7
+is a condition of Melded Hand, not an implication)."""
+
+
+def _mcr_implies() -> MappingProxyType[Fan, frozenset[Fan]]:
+    table = dict(FAN_IMPLIES)
+    for f, (dropped, added) in MCR_IMPLIES_CHANGES.items():
+        table[f] = (table[f] - dropped) | added
+    return MappingProxyType(table)
+
+
+FAN_IMPLIES_BY_PROFILE: MappingProxyType[str, MappingProxyType[Fan, frozenset[Fan]]] = (
+    MappingProxyType({"mcr": _mcr_implies(), "botzone": FAN_IMPLIES})
+)
+"""The "implies" table of each profile (RULES.md sections 6 and 7): ``"botzone"`` is
+:data:`FAN_IMPLIES`, ``"mcr"`` applies :data:`MCR_IMPLIES_CHANGES` to it."""
 del F

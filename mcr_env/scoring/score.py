@@ -19,6 +19,7 @@ from mcr_env.scoring.evaluate import (
     MELD_CHOW,
     MELD_CONCEALED_KONG,
     MELD_KONG,
+    MELD_PROMOTED_KONG,
     MELD_PUNG,
     evaluate,
     trim_caches,
@@ -29,7 +30,9 @@ from mcr_env.tiles import FLOWER_BASE, parse_tile, parse_tiles, tile_to_code
 __all__ = ["FanResult", "ScoreResult", "NotAWinError", "score_win", "MELD_KINDS"]
 
 MELD_KINDS = ("CHI", "PENG", "GANG", "ANGANG", "BUGANG")
-"""Accepted meld kinds; ``"BUGANG"`` (a pung promoted to a kong) scores as a melded kong."""
+"""Accepted meld kinds; ``"BUGANG"`` (a pung promoted to a kong) scores as a melded kong
+(``"GANG"``) for every fan, except that in the ``"mcr"`` profile a hand holding one scores no
+Melded Hand (RULES.md section 7 item 7)."""
 
 
 class NotAWinError(ValueError):
@@ -78,7 +81,7 @@ _MELD_KIND = {
     "CHI": MELD_CHOW,
     "PENG": MELD_PUNG,
     "GANG": MELD_KONG,
-    "BUGANG": MELD_KONG,
+    "BUGANG": MELD_PROMOTED_KONG,
     "ANGANG": MELD_CONCEALED_KONG,
 }
 
@@ -231,8 +234,10 @@ def score_win(
             ``"5m"``; :func:`mcr_env.tiles.parse_tile`). Meld tiles likewise.
         melds: ``(kind, tile, offer)`` tuples: ``"CHI"`` (tile = middle tile, offer 1..3 = which
             of the three tiles was claimed), ``"PENG"``, ``"GANG"`` (melded kong; offer 1..3 =
-            claimed from left/across/right), ``"BUGANG"`` (promoted kong, scored as a melded
-            kong) or ``"ANGANG"`` (concealed kong, offer 0). At most 4.
+            claimed from left/across/right), ``"BUGANG"`` (a melded kong made by adding a tile
+            to a melded pung; offer = that pung's; scored as ``"GANG"`` for every fan, except
+            that the ``"mcr"`` profile scores no Melded Hand with one, RULES.md section 7
+            item 7) or ``"ANGANG"`` (concealed kong, offer 0). At most 4.
         is_self_drawn: won on a self-drawn tile (else on a discard or a robbed kong).
         is_4th_tile: the other three copies of the winning tile are visible (Last Tile).
         is_wall_last: won on the last tile of the wall / the discard after it.
@@ -324,6 +329,7 @@ def score_win(
         about_kong,
         seat,
         prevalent,
+        profile,
     )
     if fans is None:
         raise NotAWinError("not a winning hand: the tiles form no regular or special winning shape")
@@ -352,11 +358,6 @@ def _score_core(*args) -> tuple[tuple[int, int], ...] | None:
 @cache
 def _make_result(fans: tuple[tuple[int, int], ...], n_flowers: int, profile: str) -> ScoreResult:
     table = dict(fans)
-    if profile == "mcr" and Fan.CONCEALED_KONG_AND_MELDED_KONG in table:
-        # RULES.md section 7: one concealed + one melded kong = Two Melded Kongs + Concealed Kong
-        del table[Fan.CONCEALED_KONG_AND_MELDED_KONG]
-        table[Fan.TWO_MELDED_KONGS] = 1
-        table[Fan.CONCEALED_KONG] = 1
     if n_flowers:
         table[Fan.FLOWER_TILES] = n_flowers
     points = POINTS_ARRAY[profile]

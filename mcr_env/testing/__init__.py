@@ -4,7 +4,7 @@ Used by the tests, ``scripts/bench_scoring.py`` and ``scripts/diff_scoring.py``;
 scorer itself (scoring stays free of RNG).
 """
 
-from mcr_env.testing.hands import FORMS, WinningHand, random_winning_hand
+from mcr_env.testing.hands import FORMS, WinningHand, random_winning_hand, with_promoted_kongs
 from mcr_env.testing.oracle import pymahjonggb_available, pymahjonggb_score
 
 __all__ = [
@@ -13,4 +13,5 @@ __all__ = [
     "pymahjonggb_available",
     "pymahjonggb_score",
     "random_winning_hand",
+    "with_promoted_kongs",
 ]

@@ -8,7 +8,7 @@ readings, kongs, melds) rather than toward a natural game's frequencies.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -317,3 +317,13 @@ def random_winning_hand(rng: np.random.Generator, form: str | None = None) -> Wi
         form=form,
         **_random_flags(rng),
     )
+
+
+def with_promoted_kongs(wh: WinningHand) -> WinningHand | None:
+    """``wh`` with every melded kong claimed from a discard (``GANG``) made a promoted one
+    (``BUGANG``, docs/rules.md §7 item 7), or None when it has none. Consumes no randomness,
+    so a seeded stream of hands stays the same."""
+    if not any(k == "GANG" for k, _t, _o in wh.melds):
+        return None
+    melds = tuple(("BUGANG" if k == "GANG" else k, t, o) for k, t, o in wh.melds)
+    return replace(wh, melds=melds)
