@@ -9,6 +9,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from botzone_helpers import Eager
 
 from baselines.agents import RandomAgent
 from mcr_env.botzone.bot import BOTZONE_RULES
@@ -30,36 +31,12 @@ from mcr_env.eval.play import play_games
 from mcr_env.tiles import code_to_tile
 
 
-class _Eager:
-    """Hu > kongs > Peng > Chi when legal, else random: games full of claims and kongs."""
-
-    needs_obs = False
-    needs_view = False
-    name = "eager"
-
-    def __init__(self, seed):
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, obs, mask, view=None):
-        out = np.zeros(mask.shape[0], dtype=np.int64)
-        for i, m in enumerate(mask):
-            ids = np.flatnonzero(m)
-            for lo, hi in ((1, 2), (133, 235), (99, 133), (36, 99)):
-                top = ids[(ids >= lo) & (ids < hi)]
-                if top.size:
-                    out[i] = self.rng.choice(top)
-                    break
-            else:
-                out[i] = self.rng.choice(ids)
-        return out
-
-
 def _games(n, seed):
     eng = MCREngine(n, BOTZONE_RULES)
     rec = GameRecorder(eng)
     rec.reset(seed=seed, prevalent_wind=np.arange(n) % 4)
     idx = np.array([[0, 1, 0, 1], [1, 0, 1, 0]])[np.arange(n) % 2]
-    play_games(rec, [RandomAgent(seed=seed), _Eager(seed + 1)], idx)
+    play_games(rec, [RandomAgent(seed=seed), Eager(seed + 1)], idx)
     return sorted(rec.pop_finished(), key=lambda r: r["origin"]["game"])
 
 

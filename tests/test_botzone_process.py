@@ -84,7 +84,7 @@ for raw in sys.stdin:
     t = line.split()
     ans = "PASS"
     if mode == "sleep" and t[0] == "2":
-        time.sleep(30)
+        time.sleep(120)
     if mode == "crash" and t[0] == "2":
         sys.exit(3)
     if mode == "not-pass" and t[0] == "3":
@@ -168,7 +168,7 @@ def test_our_bot_script_as_an_outside_process(io):
 )
 def test_misbehaving_bots_are_penalized_like_the_judge_does(bots, mode, kind):
     bad = BotzoneProcessAgent(
-        [sys.executable, str(bots / "bad.py"), mode], io="simple", timeout=1.0
+        [sys.executable, str(bots / "bad.py"), mode], io="simple", timeout=8.0
     )
     eng = MCREngine(1, JUDGE)
     eng.reset(seed=4)
@@ -199,6 +199,8 @@ def test_evaluate_script_with_a_cmd_opponent(bots, tmp_path):
             f"cmd:{sys.executable} {bots / 'tiny.py'}",
             "--cmd-io",
             "simple",
+            "--cmd-timeout",
+            "30",
             "--walls",
             "2",
             "--out",

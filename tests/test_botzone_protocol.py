@@ -9,6 +9,7 @@ import json
 
 import numpy as np
 import pytest
+from botzone_helpers import Eager
 
 from baselines.agents import RandomAgent, RuleBasedAgent
 from mcr_env.botzone.bot import BOTZONE_RULES, BotzoneBot, run_bot
@@ -151,36 +152,11 @@ def _play_with_bots(n_games, seed, rules, agents_of, winds=None):
     return counts
 
 
-class _Eager:
-    """Takes the strongest legal action kind (Hu > kongs > Peng > Chi), else a random one:
-    many claims and kongs, cheap."""
-
-    needs_obs = False
-    needs_view = False
-    name = "eager"
-
-    def __init__(self, seed):
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, obs, mask, view=None):
-        out = np.zeros(mask.shape[0], dtype=np.int64)
-        for i, m in enumerate(mask):
-            ids = np.flatnonzero(m)
-            for lo, hi in ((1, 2), (133, 235), (99, 133), (36, 99)):
-                top = ids[(ids >= lo) & (ids < hi)]
-                if top.size:
-                    out[i] = self.rng.choice(top)
-                    break
-            else:
-                out[i] = self.rng.choice(ids)
-        return out
-
-
 def _mixed_agents(g, s):
     """A RuleBasedAgent in every 8th game (it wins hands), RandomAgent and _Eager elsewhere."""
     if g % 8 == 0 and s == (g // 8) % 4:
         return RuleBasedAgent()
-    return _Eager(1000 * g + s) if (g + s) % 2 else RandomAgent(seed=1000 * g + s)
+    return Eager(1000 * g + s) if (g + s) % 2 else RandomAgent(seed=1000 * g + s)
 
 
 @pytest.mark.slow
