@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	$(PIP) install --quiet --upgrade pip
 	# CPU build from the local disk; an unpinned torch would pull a multi-GB CUDA build.
 	$(PIP) install --quiet torch==2.13.0
-	$(PIP) install --quiet -e ".[torch,pettingzoo,reference,dev]"
+	$(PIP) install --quiet -e ".[torch,pettingzoo,reference,sb3,tianshou,dev,ray]"
 	touch $(STAMP)
 
 # The HTML viewer tests drive Debian's chromium (/usr/bin/chromium) through playwright; no
@@ -24,15 +24,15 @@ browser:
 	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
 test: $(STAMP) browser
-	$(PY) -m ruff check mcr_env baselines scripts tests
+	$(PY) -m ruff check mcr_env baselines scripts tests examples
 	$(PY) -m pytest -q -n 2
 
 run: $(STAMP)
 	$(PY) scripts/train.py --config configs/default.yaml
 
 lint: $(STAMP)
-	$(PY) -m ruff check mcr_env baselines scripts tests
-	$(PY) -m ruff format --check mcr_env baselines scripts tests
+	$(PY) -m ruff check mcr_env baselines scripts tests examples
+	$(PY) -m ruff format --check mcr_env baselines scripts tests examples
 
 bench: $(STAMP)
 	$(PY) scripts/bench_scoring.py

@@ -39,7 +39,15 @@ _ACT_KIND = ACTION_KIND.astype(np.int64)
 _ACT_TILE = ACTION_TILE.astype(np.int64)
 _CHI_CLAIMED = CHI_CLAIMED_TILE.astype(np.int64)
 
-__all__ = ["Agent", "RandomAgent", "RuleBasedAgent", "SeatView", "TorchPolicyAgent", "make_agent"]
+__all__ = [
+    "Agent",
+    "RandomAgent",
+    "RuleBasedAgent",
+    "SeatView",
+    "TorchPolicyAgent",
+    "make_agent",
+    "register",
+]
 
 
 def _check_mask(mask: np.ndarray) -> np.ndarray:
@@ -228,15 +236,29 @@ class TorchPolicyAgent(Agent):
 
 
 def make_agent(spec: str, seed: int = 0) -> Agent:
-    """Build an agent from a short spec: ``random``, ``rule`` or a checkpoint path (``*.pt``).
+    """Build an agent from a short spec: ``random``, ``rule``, ``rule-defensive`` or a
+    checkpoint path (``*.pt``).
 
     Raises:
         ValueError: unknown spec.
+        FileNotFoundError: a missing checkpoint.
     """
     if spec == "random":
         return RandomAgent(seed=seed)
     if spec == "rule":
         return RuleBasedAgent()
+    if spec == "rule-defensive":
+        return RuleBasedAgent(defensive=True)
     if spec.endswith(".pt"):
         return TorchPolicyAgent.from_checkpoint(spec, seed=seed, name=Path(spec).stem)
-    raise ValueError(f"unknown agent spec {spec!r}; valid: random, rule, <checkpoint>.pt")
+    raise ValueError(
+        f"unknown agent spec {spec!r}; valid: random, rule, rule-defensive, <checkpoint>.pt"
+    )
+
+
+def register(register_agent) -> None:
+    """Register this module's specs with :func:`mcr_env.eval.registry.register_agent` (the
+    ``mcr_env.agents`` entry point of the ``baselines`` package; scripts call it directly)."""
+    for spec in ("random", "rule", "rule-defensive"):
+        register_agent(spec, make_agent)
+    register_agent(".pt", make_agent, suffix=True)

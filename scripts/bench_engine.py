@@ -122,25 +122,29 @@ def bench_env(
     layout: str = "official",
     seed: int = 0,
     claim_round: str = "options",
+    workers: int = 0,
 ) -> dict:
     """The RL path: :class:`mcr_env.envs.batch.MCRBatchEnv` (planes-v0 observations of the
     acting seats (``observe="packed"``), masks, settlement rewards, same-step autoreset)
-    under random legal play.
+    under random legal play; with ``workers`` = k >= 1 the same over k worker processes
+    (:class:`mcr_env.envs.sharded.ShardedBatchEnv`, shared-memory views, ``copy_obs=False``).
 
     Returns:
         dict like :func:`bench_engine` (``hands_per_s``, ``decisions_per_s``,
         ``decisions_per_hand``, ``hands_per_cpu_s``) plus ``encoder`` and ``observations``
         (acting-seat observations encoded).
     """
-    from mcr_env.envs.batch import MCRBatchEnv
+    from mcr_env.envs.sharded import make_batch_env
 
+    kw = {"copy_obs": False} if workers else {}
     config = RulesConfig(wall_layout=layout, claim_round=claim_round)
-    env = MCRBatchEnv(batch, config, observe="packed")
+    env = make_batch_env(batch, workers, config=config, observe="packed", **kw)
     obs, _ = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     for _ in range(20):
         obs, *_ = env.step(random_legal_actions(obs["action_mask"], obs["to_act"], rng))
     hands = decisions = steps = 0
+    w0 = env.worker_cpu_seconds() if workers else []
     t0 = time.perf_counter()
     c0 = time.process_time()
     while True:
@@ -150,17 +154,35 @@ def bench_env(
         hands += int(info["hand_over"].sum())
         if steps % 16 == 0 and time.perf_counter() - t0 >= seconds:
             break
+    rates = _rates(hands, decisions, t0, c0)  # CPU time of this process
+    if workers:
+        # CPU time of the workers too: on a loaded machine the critical path of a step in CPU
+        # seconds (parent + slowest worker) says what an idle machine would do
+        wcpu = [c - w for c, w in zip(env.worker_cpu_seconds(), w0)]
+        rates["worker_cpu_seconds"] = [round(c, 3) for c in wcpu]
+        rates["decisions_per_total_cpu_s"] = round(
+            decisions / (rates["cpu_seconds"] + sum(wcpu)), 1
+        )
+        rates["decisions_per_critical_cpu_s"] = round(
+            decisions / (rates["cpu_seconds"] + max(wcpu)), 1
+        )
+        env.close()
+    else:
+        rates["decisions_per_total_cpu_s"] = rates["decisions_per_critical_cpu_s"] = round(
+            decisions / rates["cpu_seconds"], 1
+        )
     return {
         "batch": batch,
         "layout": layout,
         "claim_round": claim_round,
+        "workers": workers,
         "encoder": env.encoder.id,
         "hands": hands,
         "decisions": decisions,
         "decisions_per_hand": round(decisions / max(hands, 1), 2),
         "observations": decisions,
         "steps": steps,
-        **_rates(hands, decisions, t0, c0),
+        **rates,
     }
 
 
@@ -185,20 +207,34 @@ def main(argv: list[str] | None = None) -> None:
         choices=["engine", "env"],
         help="engine: MCREngine alone; env: MCRBatchEnv (observations, masks, rewards)",
     )
+    ap.add_argument(
+        "--workers",
+        type=int,
+        nargs="+",
+        default=None,
+        help="env path over k worker processes for each k given (0 = in-process); rows of "
+        "all k interleaved, --repeat times (scaling rows on a shared machine)",
+    )
+    ap.add_argument("--repeat", type=int, default=1, help="rounds of the interleaved --workers")
     args = ap.parse_args(argv)
     meta = _meta()
     benches = {"engine": bench_engine, "env": bench_env}
-    for path in args.paths:
-        for b in args.batch:
-            for cr in args.claim_round:
-                row = {
-                    "bench": path,
-                    **benches[path](b, args.seconds, args.layout, args.seed, cr),
-                }
-                rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-                row["peak_rss_mb"] = round(rss, 1)
-                row.update(meta)
-                print(json.dumps(row), flush=True)
+    runs = [(p, b, cr, None) for p in args.paths for b in args.batch for cr in args.claim_round]
+    if args.workers is not None:
+        runs = [
+            ("env", b, cr, k)
+            for _ in range(args.repeat)
+            for b in args.batch
+            for cr in args.claim_round
+            for k in args.workers
+        ]
+    for path, b, cr, k in runs:
+        extra = {} if k is None else {"workers": k}
+        row = {"bench": path, **benches[path](b, args.seconds, args.layout, args.seed, cr, **extra)}
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        row["peak_rss_mb"] = round(rss, 1)
+        row.update(meta)
+        print(json.dumps(row), flush=True)
 
 
 if __name__ == "__main__":

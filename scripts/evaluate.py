@@ -5,15 +5,18 @@ Usage::
     python scripts/evaluate.py --agent runs/<run>/final.pt --opponent random --walls 500
     python scripts/evaluate.py --agent rule --opponent random --walls 2000 --out runs/eval-rule
 
-Agents: ``random``, ``rule``, a checkpoint path (``*.pt``) or ``cmd:<command>``, an outside
-Botzone bot process (``--opponent "cmd:python path/to/bot.py"``; :mod:`mcr_env.botzone.process`:
-then the judge's rules are played, botzone layout and profile with its -30/+10 penalty, at most
-``--cmd-batch`` games at once, and the bots' incidents and answer times are printed). Each wall
-is replayed under every seat permutation (``--permutations rotations`` = 4, ``all`` = 24).
-Prints a table (per agent: mean points per hand with 95% CI, win, deal-in, self-draw and
-exhaustive-draw rates, mean points of wins) and writes ``eval.csv``, ``eval.json`` and
-``eval.png`` into ``--out``. Bad input (unknown agent, missing checkpoint, ``--walls 0``)
-prints one ``evaluate.py: error: ...`` line and exits with status 2.
+Agents: ``random``, ``rule``, ``rule-defensive``, a checkpoint path (``*.pt``), resolved by
+:mod:`mcr_env.eval.registry`, or ``cmd:<command>``, an outside Botzone bot process
+(``--opponent "cmd:python path/to/bot.py"``; :mod:`mcr_env.botzone.process`: then the judge's
+rules are played, botzone layout and profile with its -30/+10 penalty, at most ``--cmd-batch``
+games at once, and the bots' incidents and answer times are printed). Each wall is replayed
+under every seat permutation (``--permutations rotations`` = 4, ``all`` = 24); ``--wall-offset``
+selects the block of walls (keep selection and final-report blocks apart). Prints a table (per
+agent: mean points and mean placement points per hand with 95% CIs, win, deal-in, self-draw and
+exhaustive-draw rates, mean points of wins), the agent-minus-opponent difference in points and
+placement with 95% CIs over the walls, and the agent's per-seat results; writes ``eval.csv``,
+``eval.json`` and ``eval.png`` into ``--out``. Bad input (unknown agent, missing checkpoint,
+``--walls 0``) prints one ``evaluate.py: error: ...`` line and exits with status 2.
 """
 
 from __future__ import annotations
@@ -23,15 +26,24 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from baselines.agents import register  # noqa: E402
 from baselines.train import git_commit  # noqa: E402
 from mcr_env.engine.config import RulesConfig  # noqa: E402
-from mcr_env.eval import duplicate_evaluate, results_table, write_results  # noqa: E402
+from mcr_env.eval import (  # noqa: E402
+    difference,
+    duplicate_evaluate,
+    results_table,
+    write_results,
+)
 from mcr_env.eval.cli import (  # noqa: E402
     OneLineParser,
     cli_main,
     load_agent,
     require_positive,
 )
+from mcr_env.eval.registry import register_agent  # noqa: E402
+
+register(register_agent)  # the baselines' specs: random, rule, rule-defensive, *.pt
 
 PROG = "evaluate.py"
 
@@ -50,6 +62,7 @@ def run(argv: list[str] | None = None):
     p.add_argument("--walls", type=int, default=500, help="number of distinct walls")
     p.add_argument("--permutations", default="rotations", choices=["rotations", "all"])
     p.add_argument("--seed", type=int, default=0, help="seed of the walls and random agents")
+    p.add_argument("--wall-offset", type=int, default=0, help="index of the first wall")
     p.add_argument("--batch-size", type=int, default=256, help="games played in parallel")
     p.add_argument("--wall-layout", default="official", choices=["official", "botzone"])
     p.add_argument("--out", default="runs/eval", help="output directory")
@@ -90,6 +103,7 @@ def run(argv: list[str] | None = None):
             args.walls,
             permutations=args.permutations,
             seed=args.seed,
+            wall_offset=args.wall_offset,
             batch_size=batch,
             rules=rules,
             progress=not args.no_progress,
@@ -98,8 +112,19 @@ def run(argv: list[str] | None = None):
         for a in procs:
             a.close()
     meta = {"args": vars(args), "git_commit": git_commit()}
-    paths = write_results([res], args.out, meta=meta)
+    diffs = [difference(res, agent.name, opp.name, m) for m in ("points", "placement")]
+    paths = write_results([res], args.out, meta=meta, differences=diffs)
     print(results_table([res]))
+    for d in diffs:
+        print(
+            f"{d.a} - {d.b} ({d.metric} per hand, {d.walls} walls): {d.mean:+.3f} "
+            f"[{d.ci95_low:+.3f}, {d.ci95_high:+.3f}]"
+        )
+    for row in res.seat_breakdown(agent.name):
+        print(
+            f"{agent.name} in seat {row['seat']}: {row['hands']} hands, "
+            f"{row['mean_points']:+.3f} points, {row['mean_placement']:.3f} placement"
+        )
     print(f"results: {paths['csv']}, {paths['json']}, plot: {paths['png']}")
     for a in procs:
         ms = [1e3 * x for x in a.seconds] or [float("nan")]

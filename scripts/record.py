@@ -29,10 +29,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
+from baselines.agents import register  # noqa: E402
 from baselines.train import git_commit  # noqa: E402
 from mcr_env.engine import MCREngine, RulesConfig  # noqa: E402
 from mcr_env.engine.records import GameRecorder, write_records  # noqa: E402
 from mcr_env.eval.cli import OneLineParser, cli_main, load_agent  # noqa: E402
+from mcr_env.eval.registry import register_agent  # noqa: E402
+
+register(register_agent)  # the baselines' specs: random, rule, rule-defensive, *.pt
 from mcr_env.eval.play import play_games  # noqa: E402
 
 PROG = "record.py"

@@ -315,7 +315,11 @@ def test_vector_infos_have_gymnasium_masks():
         for k in [k for k in info if not k.startswith("_")]:
             mask = info[f"_{k}"]
             assert mask.dtype == np.bool_ and mask.shape == (3,), k
-            if k != "final_obs":
+            if k in ("final_obs", "final_info"):  # the finished rows only (autoreset)
+                assert mask.tolist() == term.tolist() or info is not infos[-1], k
+            elif k == "redeals" and info is not infos[0]:  # the autoreset rows' new hands
+                assert mask.tolist() == term.tolist(), k
+            else:
                 assert mask.all(), k
 
 

@@ -190,6 +190,9 @@ class MCREngine:
         batch_size: B >= 1.
         config: :class:`RulesConfig` (wall layout, scoring profile, illegal-action handling,
             single hand or 16-hand match).
+        first_game: index of game 0 of this engine in a larger batch that is split into shards
+            (:class:`mcr_env.envs.sharded.ShardedBatchEnv`): seeded walls derive from the game
+            index ``first_game + b``, so a shard deals exactly the games of the whole batch.
 
     Attributes (all refreshed by ``reset``/``step``):
         state: :class:`GameState`.
@@ -204,14 +207,21 @@ class MCREngine:
         last_hand_result: list of B :class:`HandResult` or None.
 
     Raises:
-        TypeError/ValueError: bad batch_size or config.
+        TypeError/ValueError: bad batch_size, config or first_game.
     """
 
-    def __init__(self, batch_size: int, config: RulesConfig | None = None):
+    def __init__(self, batch_size: int, config: RulesConfig | None = None, *, first_game: int = 0):
         if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
             raise TypeError(f"batch_size must be an int, got {type(batch_size).__name__}")
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        if isinstance(first_game, bool) or not isinstance(first_game, (int, np.integer)):
+            raise TypeError(f"first_game must be an int, got {type(first_game).__name__}")
+        if first_game < 0:
+            raise ValueError(f"first_game must be >= 0, got {first_game}")
+        # index of game 0 in the whole batch when this engine is one shard of it (seeded walls
+        # derive from first_game + b, so a shard deals the same games as the whole batch)
+        self.first_game = int(first_game)
         if config is None:
             config = RulesConfig()
         if not isinstance(config, RulesConfig):
@@ -408,7 +418,7 @@ class MCREngine:
                     wn[m] = seeded_walls(
                         self.config.wall_layout,
                         int(root),
-                        gn[m],
+                        gn[m] + self.first_game,
                         self._episode[gn[m]],
                         hand_numbers[need][m],
                     )

@@ -224,7 +224,7 @@ class GameRecorder:
                     "seed": self._roots[g]
                     if self._roots[g] is not None or engine_roots is None
                     else int(engine_roots[g]),
-                    "game": int(g),
+                    "game": int(g) + int(getattr(eng, "first_game", 0)),
                     "episode": int(self._episode[g]),
                     "explicit_walls": n_explicit,
                 },

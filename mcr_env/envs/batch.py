@@ -38,6 +38,16 @@ AUTORESET_MODES = ("same_step", "next_step", "disabled")
 OBSERVE_MODES = ("all", "acting", "packed", "none")
 
 
+def check_modes(autoreset_mode: str, observe: str) -> None:
+    """Raise ValueError (listing the valid values) for an unknown autoreset or observe mode."""
+    if autoreset_mode not in AUTORESET_MODES:
+        raise ValueError(
+            f"autoreset_mode {autoreset_mode!r} not valid; valid: {', '.join(AUTORESET_MODES)}"
+        )
+    if observe not in OBSERVE_MODES:
+        raise ValueError(f"observe {observe!r} not valid; valid: {', '.join(OBSERVE_MODES)}")
+
+
 class MCRBatchEnv:
     """B MCR tables in lockstep, four agents (seats) each.
 
@@ -56,6 +66,10 @@ class MCRBatchEnv:
             ``observation (N, C, 34)`` with ``games (N,)`` / ``seats (N,)`` giving the pairs in
             ``np.nonzero(to_act)`` order; the fastest) or ``"none"`` (no observation; call
             :meth:`observe`).
+        first_game: index of table 0 in a larger batch of which these tables are one shard
+            (seeded walls derive from ``first_game + b``; used by
+            :class:`mcr_env.envs.sharded.ShardedBatchEnv`, which runs the shards in worker
+            processes).
 
     Observation dict returned by ``reset``/``step``:
         ``observation`` ``(B, 4, C, 34) float32`` (absent with ``observe="none"``),
@@ -78,14 +92,10 @@ class MCRBatchEnv:
         reward_kwargs: dict | None = None,
         autoreset_mode: str = "same_step",
         observe: str = "all",
+        first_game: int = 0,
     ):
-        if autoreset_mode not in AUTORESET_MODES:
-            raise ValueError(
-                f"autoreset_mode {autoreset_mode!r} not valid; valid: {', '.join(AUTORESET_MODES)}"
-            )
-        if observe not in OBSERVE_MODES:
-            raise ValueError(f"observe {observe!r} not valid; valid: {', '.join(OBSERVE_MODES)}")
-        self.engine = MCREngine(num_tables, config)
+        check_modes(autoreset_mode, observe)
+        self.engine = MCREngine(num_tables, config, first_game=first_game)
         self.num_tables = self.engine.batch_size
         self.config = self.engine.config
         self.encoder = get_encoder(encoder) if isinstance(encoder, str) else encoder

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib.metadata import entry_points
 from typing import Any
 
 import numpy as np
@@ -102,3 +103,43 @@ def policy_label(policy: Any) -> str:
 def policy_needs_obs(policy: Any) -> bool:
     """Whether ``policy`` reads observations (callables always do)."""
     return getattr(policy, "needs_obs", True) if hasattr(policy, "act") else True
+
+
+AGENT_SPEC_GROUP = "mcr_env.agent_specs"
+"""Entry-point group of agent-spec factories ``factory(spec: str, seed: int) -> agent`` that
+raise ValueError for specs they do not know. The project registers
+``baselines.agents:make_agent`` (``rule``, ``random``, ``*.pt`` checkpoints) in pyproject.toml,
+so the envs accept those strings without importing the baselines layer."""
+
+
+def make_opponent(spec: Any, seed: int | None = None) -> Any:
+    """One opponent policy from ``spec``: a policy object (an agent with ``act(obs, mask,
+    view)`` or a callable ``policy(obs_dict) -> action``, returned as is) or a string:
+    ``"random"`` (:class:`RandomPolicy`, reseeded by the env) or any spec a registered factory
+    of :data:`AGENT_SPEC_GROUP` knows (``"rule"``, ``"path/to/final.pt"``, ...).
+
+    Raises:
+        ValueError: an unknown spec string (the message lists the known names).
+        TypeError: ``spec`` is neither a string nor a policy.
+    """
+    if isinstance(spec, str):
+        if spec == "random":
+            return RandomPolicy(seed)
+        errors = []
+        for ep in entry_points(group=AGENT_SPEC_GROUP):
+            try:
+                return ep.load()(spec, seed=0 if seed is None else int(seed))
+            except ValueError as e:
+                errors.append(f"{ep.name}: {e}")
+        hint = (
+            "; ".join(errors)
+            if errors
+            else ("no agent factory is registered (install the project: pip install -e .)")
+        )
+        raise ValueError(f"unknown opponent spec {spec!r}; valid: 'random', {hint}")
+    if hasattr(spec, "act") or callable(spec):
+        return spec
+    raise TypeError(
+        "an opponent must be a spec string ('random', 'rule', '*.pt'), an agent with "
+        f".act(obs, mask, view) or a callable policy(obs_dict) -> action; got {type(spec).__name__}"
+    )

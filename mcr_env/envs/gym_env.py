@@ -18,7 +18,13 @@ from mcr_env.engine.actions import ACTION_NAMES, NUM_ACTIONS
 from mcr_env.engine.config import RulesConfig
 from mcr_env.engine.core import MCREngine
 from mcr_env.engine.state import Phase
-from mcr_env.envs.common import RandomPolicy, call_policy, policy_label, policy_needs_obs
+from mcr_env.envs.common import (
+    RandomPolicy,
+    call_policy,
+    make_opponent,
+    policy_label,
+    policy_needs_obs,
+)
 from mcr_env.rewards import make_reward
 
 ILLEGAL_MODES = ("penalize", "raise")
@@ -69,13 +75,27 @@ def _rules(config: RulesConfig | dict | None, illegal_action: str | None) -> Rul
 
 
 def _opponents(opponents: Any) -> list:
+    """Three opponent policies from ``opponents``: None (three :class:`RandomPolicy`), one
+    spec for all three, or a list/tuple of 3 specs; a spec is a policy or a string
+    (``"random"``, ``"rule"``, ``"*.pt"``, :func:`mcr_env.envs.common.make_opponent`). A
+    comma-separated string of 3 specs (``"rule,random,rule"``) is a list too. Each string spec
+    builds its own agent (seeded 1, 2, 3 by position).
+
+    Raises:
+        ValueError: not 1 or 3 specs, or an unknown spec string.
+        TypeError: a spec that is neither a string nor a policy.
+    """
     if opponents is None:
         return [RandomPolicy() for _ in range(3)]
+    if isinstance(opponents, str) and "," in opponents:
+        opponents = [x.strip() for x in opponents.split(",")]
     if isinstance(opponents, (list, tuple)):
         if len(opponents) != 3:
             raise ValueError(f"give one opponent policy or a list of 3, got {len(opponents)}")
-        return list(opponents)
-    return [opponents] * 3
+        return [make_opponent(p, k + 1) for k, p in enumerate(opponents)]
+    if isinstance(opponents, str):
+        return [make_opponent(opponents, k + 1) for k in range(3)]
+    return [make_opponent(opponents)] * 3
 
 
 def _with_masks(info: dict[str, Any]) -> dict[str, Any]:
@@ -404,6 +424,17 @@ class MCREnv(gym.Env):
         info = {"settlement": self._t.settlement[0].copy(), "learner_seat": self.learner_seat}
         return self._obs(), float(r[0]), terminated, False, info
 
+    def action_masks(self) -> np.ndarray:
+        """``(235,) bool`` legal actions of the learner now (the last observation's
+        ``action_mask``; the interface sb3-contrib's ``MaskablePPO`` calls).
+
+        Raises:
+            RuntimeError: before the first ``reset``.
+        """
+        if not self._started:
+            raise RuntimeError("action_masks() before reset(): call reset() first")
+        return self._t.engine.legal_mask[0, self.learner_seat].copy()
+
     def render(self):
         if self.render_mode != "ansi":
             return None
@@ -419,9 +450,14 @@ class MCRVectorEnv(VectorEnv):
     in ``metadata["autoreset_mode"]``): when a table's hand ends, ``step`` returns its final
     reward and ``terminated = True`` together with the first observation of the next hand;
     the final observation is in ``info["final_obs"]`` (with mask ``info["_final_obs"]``).
-    Every info key ``k`` (``settlement (B, 4) int32``, ``learner_seat (B,)``, ``redeals
-    (B,)`` at reset) has its Gymnasium mask ``info["_k"] (B,) bool`` (all True but for
-    ``_final_obs``).
+    As Gymnasium's own vector envs do, what belongs to the finished hand is in
+    ``info["final_info"]`` (mask ``info["_final_info"]``): its ``settlement (B, 4) int32``
+    and ``learner_seat (B,)``; the top-level keys of an autoreset row describe the new hand
+    (``learner_seat``, and ``redeals (B,)`` = hands re-dealt before the learner's first
+    decision, with mask ``_redeals`` = the autoreset rows). ``info["settlement"]`` is the
+    step's raw settlement at every row (at a terminal row the finished hand's, as in
+    ``final_info``). Every info key ``k`` has its Gymnasium mask ``info["_k"] (B,) bool``.
+    ``action_masks()`` gives the learners' ``(B, 235) bool`` legal actions.
     ``reset(options={"walls": (num_envs, L) walls})`` deals explicit walls; as in
     :class:`MCREnv` a wall whose hand ends before the learner's first decision raises
     ``ValueError`` (it is never replaced by a random redeal). Opponents of all tables are
@@ -510,9 +546,27 @@ class MCRVectorEnv(VectorEnv):
                 dtype=object,
             )
             info["_final_obs"] = terminated.copy()
-            self._t.start(terminated, None, None, new_match=False)
+            # Gymnasium SAME_STEP convention: the finished episode's step info is in
+            # final_info; the top-level keys of an autoreset row are the new hand's reset info
+            info["final_info"] = {
+                "settlement": self._t.settlement.copy(),
+                "_settlement": terminated.copy(),
+                "learner_seat": self._t.learner.copy(),
+                "_learner_seat": terminated.copy(),
+            }
+            info["_final_info"] = terminated.copy()
+            info["redeals"] = self._t.start(terminated, None, None, new_match=False)
+            info["_redeals"] = terminated.copy()
         info["learner_seat"] = self._t.learner.copy()
         return self._t.obs(), r, terminated, np.zeros_like(terminated), _with_masks(info)
+
+    def action_masks(self) -> np.ndarray:
+        """``(num_envs, 235) bool`` legal actions of the learner at every table now (the
+        ``action_mask`` of the last observation; sb3-contrib's masking interface)."""
+        if self._needs_reset:
+            raise RuntimeError("action_masks() before reset(): call reset() first")
+        eng = self._t.engine
+        return eng.legal_mask[np.arange(self.num_envs), self._t.learner].copy()
 
     def render(self):
         if self.render_mode != "ansi":

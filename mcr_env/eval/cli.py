@@ -35,12 +35,12 @@ def require_positive(**values: int) -> None:
 
 
 def load_agent(spec: str, seed: int, option: str, cmd_options: dict | None = None) -> Any:
-    """``baselines.agents.make_agent(spec, seed)``, or for ``cmd:<command>`` an outside Botzone
-    bot (:class:`mcr_env.botzone.process.BotzoneProcessAgent` with ``cmd_options`` such as
-    ``io``, ``timeout``); any failure to build or load the agent (unknown spec, missing or
-    unreadable checkpoint, empty command) becomes a :class:`UsageError` naming the
-    command-line ``option`` and the spec."""
-    from baselines.agents import make_agent
+    """:func:`mcr_env.eval.registry.make_agent` ``(spec, seed)``, or for ``cmd:<command>`` an
+    outside Botzone bot (:class:`mcr_env.botzone.process.BotzoneProcessAgent` with
+    ``cmd_options`` such as ``io``, ``timeout``); any failure to build or load the agent
+    (unknown spec, missing or unreadable checkpoint, empty command) becomes a
+    :class:`UsageError` naming the command-line ``option`` and the spec."""
+    from mcr_env.eval.registry import make_agent
 
     if spec.startswith("cmd:"):
         from mcr_env.botzone.process import BotzoneProcessAgent

@@ -5,7 +5,8 @@ A *lineup* is four agents, one per position 0..3 (e.g. ``[candidate, random, ran
 permutation (the 4 rotations, or all 24 permutations), so every agent meets the same tiles from
 every seat and the luck of the deal cancels out.
 
-Per agent name (positions holding agents with the same name are pooled), over all its hands:
+Per agent (positions holding the *same* agent object are pooled; two different agents with
+the same name are an error), over all its hands:
 
 ================ =========================================================================
 metric           meaning
@@ -15,6 +16,11 @@ mean_points      mean settlement points per hand (RULES.md section 3)
 ci95_low/high    95% confidence interval of mean_points: normal approximation over the
                  per-wall means (each wall's permutations are averaged first, since the
                  hands of one wall are not independent)
+mean_placement   mean placement points per hand, the competition's ranking: in every hand
+                 the four seats are ranked by the hand's points, ranks 1-4 score 4/3/2/1,
+                 tied seats share the mean of their ranks' scores (four-way tie: 2.5 each);
+                 per wall averaged over its permutations, then over walls (2.5 = average)
+placement_ci95_* 95% CI of mean_placement over the per-wall means
 win_rate         fraction of its hands the agent won
 deal_in_rate     fraction of its hands in which it paid as the discarder (robbed kong
                  included)
@@ -22,6 +28,17 @@ self_draw_rate   fraction of its hands it won by self-draw
 mean_win_points  mean fan total (flowers included) of its wins; NaN if it never won
 draw_rate        fraction of its hands that ended in an exhaustive draw
 ================ =========================================================================
+
+:func:`difference` gives the mean and 95% CI of the per-wall difference between two agents
+of one lineup (the same walls, so the deal's luck cancels in the difference);
+:func:`paired_difference` the same between agents of two evaluations on the same walls (same
+seed and wall offset). :meth:`DuplicateResult.seat_breakdown` splits an agent's results by
+seat. Walls are numbered: ``wall_offset`` selects a block of wall indices, so a selection
+block and a final-report block of one seed never share a wall.
+
+An agent against three copies of itself (distinct names, e.g. ``rule-0 .. rule-3``, a
+deterministic agent) reads exactly 0 points and 2.5 placement at every position: under the 4
+rotations each position plays each seat of the same game once.
 
 The fan total ``x`` of a win is recovered from the winner's settlement: ``24 + x`` on a
 discard or robbed kong, ``24 + 3x`` self-drawn (RULES.md section 3).
@@ -84,6 +101,9 @@ class AgentStats:
     mean_points: float
     ci95_low: float
     ci95_high: float
+    mean_placement: float
+    placement_ci95_low: float
+    placement_ci95_high: float
     win_rate: float
     deal_in_rate: float
     self_draw_rate: float
@@ -105,6 +125,10 @@ class DuplicateResult:
             who paid (robbed kong included; -1 none or self-drawn).
         end_reason: ``(W, P) int64`` engine EndReason.
         win_points: ``(W, P) float64`` fan total of the win (NaN if none).
+        placement: ``(W, P, 4) float64`` placement points of each position (4/3/2/1, ties
+            shared; each hand's four values sum to 10).
+        wall_seed / wall_offset: the walls' seed and first wall index (see
+            :func:`make_walls`).
     """
 
     match: str
@@ -116,6 +140,9 @@ class DuplicateResult:
     payer_pos: np.ndarray = field(repr=False)
     end_reason: np.ndarray = field(repr=False)
     win_points: np.ndarray = field(repr=False)
+    placement: np.ndarray = field(repr=False)
+    wall_seed: int = 0
+    wall_offset: int = 0
 
     def stat(self, agent: str) -> AgentStats:
         """Statistics of agent ``agent``; KeyError if it is not in the lineup."""
@@ -124,12 +151,154 @@ class DuplicateResult:
                 return s
         raise KeyError(f"no agent {agent!r} in {self.lineup}")
 
+    def positions(self, agent: str) -> list[int]:
+        """Lineup positions of ``agent``; KeyError if it is not in the lineup."""
+        pos = [k for k, n in enumerate(self.lineup) if n == agent]
+        if not pos:
+            raise KeyError(f"no agent {agent!r} in {self.lineup}")
+        return pos
 
-def make_walls(n_walls: int, seed: int, layout: str = "official") -> np.ndarray:
-    """``(n_walls, 144 or 136) int8`` seeded walls (game index = wall index, episode 0)."""
+    def per_wall(self, agent: str, metric: str = "points") -> np.ndarray:
+        """``(W,) float64``: ``agent``'s mean per hand on each wall (``metric`` ``"points"``
+        or ``"placement"``).
+
+        Raises:
+            KeyError: unknown agent. ValueError: unknown metric.
+        """
+        if metric not in ("points", "placement"):
+            raise ValueError(f"metric must be 'points' or 'placement', got {metric!r}")
+        data = self.points if metric == "points" else self.placement
+        x = data[:, :, self.positions(agent)]
+        return x.reshape(x.shape[0], -1).mean(axis=1)
+
+    def seat_breakdown(self, agent: str) -> list[dict]:
+        """Per absolute seat 0..3 (seat 0 deals the hand): ``hands``, ``mean_points``,
+        ``mean_placement`` of ``agent``'s hands in that seat."""
+        pos = self.positions(agent)
+        seats = self.seats[:, :, pos].reshape(-1)
+        pts = self.points[:, :, pos].reshape(-1)
+        plc = self.placement[:, :, pos].reshape(-1)
+        out = []
+        for seat in range(4):
+            sel = seats == seat
+            n = int(sel.sum())
+            out.append(
+                {
+                    "seat": seat,
+                    "hands": n,
+                    "mean_points": float(pts[sel].mean()) if n else float("nan"),
+                    "mean_placement": float(plc[sel].mean()) if n else float("nan"),
+                }
+            )
+        return out
+
+
+def placement_points(points: np.ndarray) -> np.ndarray:
+    """Placement points of the four seats of each hand: rank 1-4 by points scores 4/3/2/1 and
+    tied seats share the mean of their ranks' scores (docs/rules.md §4: the competition ranks
+    the seats of a hand).
+
+    Args:
+        points: ``(..., 4)`` points of the four seats of each hand.
+
+    Returns:
+        ``(..., 4) float64``; every hand's four values sum to 10 (a four-way tie: 2.5 each).
+    """
+    p = np.asarray(points, dtype=np.float64)
+    if p.shape[-1] != 4:
+        raise ValueError(f"points must have a last axis of 4 seats, got {p.shape}")
+    lower = (p[..., None, :] < p[..., :, None]).sum(axis=-1)
+    equal = (p[..., None, :] == p[..., :, None]).sum(axis=-1) - 1
+    return 1.0 + lower + 0.5 * equal
+
+
+@dataclass
+class Difference:
+    """Mean and 95% CI of a per-wall difference ``a - b`` (normal approximation over walls)."""
+
+    a: str
+    b: str
+    metric: str
+    walls: int
+    mean: float
+    ci95_low: float
+    ci95_high: float
+
+
+def mean_ci(x: np.ndarray) -> tuple[float, float, float]:
+    """``(mean, low, high)``: the mean of ``x`` and its 95% normal-approximation CI
+    (``1.96 * sd / sqrt(n)``, sample sd); infinite bounds for a single value.
+
+    Raises:
+        ValueError: empty ``x``.
+    """
+    x = np.asarray(x, dtype=np.float64).reshape(-1)
+    if x.size == 0:
+        raise ValueError("mean_ci needs at least one value")
+    m = float(x.mean())
+    half = 1.96 * float(x.std(ddof=1)) / math.sqrt(x.size) if x.size > 1 else math.inf
+    return m, m - half, m + half
+
+
+def difference_ci(a: np.ndarray, b: np.ndarray, names=("a", "b"), metric="points") -> Difference:
+    """:class:`Difference` of paired per-wall values ``a (W,)`` and ``b (W,)``.
+
+    Raises:
+        ValueError: different lengths or empty.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"per-wall values must be two equal (W,) arrays, got {a.shape}, {b.shape}")
+    m, lo, hi = mean_ci(a - b)
+    return Difference(str(names[0]), str(names[1]), metric, int(a.size), m, lo, hi)
+
+
+def difference(res: DuplicateResult, a: str, b: str, metric: str = "points") -> Difference:
+    """Per-wall difference between agents ``a`` and ``b`` of one lineup (same walls).
+
+    Raises:
+        KeyError: an agent not in the lineup. ValueError: unknown metric.
+    """
+    return difference_ci(res.per_wall(a, metric), res.per_wall(b, metric), (a, b), metric)
+
+
+def paired_difference(
+    res_a: DuplicateResult, a: str, res_b: DuplicateResult, b: str, metric: str = "points"
+) -> Difference:
+    """Per-wall difference between ``a`` in ``res_a`` and ``b`` in ``res_b``, two evaluations
+    on the same walls (e.g. two candidates, each against three copies of one opponent).
+
+    Raises:
+        ValueError: the evaluations were not played on the same walls and permutations.
+    """
+    same = (
+        res_a.wall_seed == res_b.wall_seed
+        and res_a.wall_offset == res_b.wall_offset
+        and res_a.points.shape[:2] == res_b.points.shape[:2]
+    )
+    if not same:
+        raise ValueError(
+            "paired_difference needs evaluations on the same walls: seeds "
+            f"{res_a.wall_seed}/{res_b.wall_seed}, offsets {res_a.wall_offset}/"
+            f"{res_b.wall_offset}, walls x permutations {res_a.points.shape[:2]}/"
+            f"{res_b.points.shape[:2]}"
+        )
+    return difference_ci(res_a.per_wall(a, metric), res_b.per_wall(b, metric), (a, b), metric)
+
+
+def make_walls(n_walls: int, seed: int, layout: str = "official", offset: int = 0) -> np.ndarray:
+    """``(n_walls, 144 or 136) int8`` seeded walls: wall indices ``offset .. offset + n - 1``
+    of the seed (game index = wall index, episode 0), so distinct blocks never share a wall.
+
+    Raises:
+        ValueError: a negative ``offset``.
+    """
     from mcr_env.engine.walls import seeded_walls
 
-    idx = np.arange(n_walls, dtype=np.int64)
+    if offset < 0:
+        raise ValueError(f"offset must be >= 0, got {offset}")
+    idx = np.arange(offset, offset + n_walls, dtype=np.int64)
     zeros = np.zeros(n_walls, dtype=np.int64)
     return seeded_walls(layout, seed, idx, zeros, zeros)
 
@@ -140,6 +309,7 @@ def duplicate_evaluate(
     *,
     permutations: str = "rotations",
     seed: int = 0,
+    wall_offset: int = 0,
     batch_size: int = 256,
     rules: Any = None,
     encoder: Any = "planes-v0",
@@ -149,10 +319,13 @@ def duplicate_evaluate(
     """Play ``walls`` walls under every seat permutation of ``lineup`` and collect statistics.
 
     Args:
-        lineup: four agents (the same object may appear several times).
+        lineup: four agents (the same object may appear several times); agent objects, torch
+            modules or callables ``policy(obs_dict) -> action`` (:func:`mcr_env.eval.agents.
+            as_agent`).
         walls: number of distinct walls W (>= 1).
         permutations: ``"rotations"`` or ``"all"`` (see :func:`seat_permutations`).
         seed: root seed of the walls.
+        wall_offset: index of the first wall (a block of walls, see :func:`make_walls`).
         batch_size: games played in parallel.
         rules: ``mcr_env.engine.config.RulesConfig`` (None = defaults).
         encoder: encoder id or object, used by agents with ``needs_obs``.
@@ -163,8 +336,9 @@ def duplicate_evaluate(
         :class:`DuplicateResult`.
 
     Raises:
-        ValueError: a lineup that is not four agents, ``walls < 1``, ``batch_size < 1``, or an
-            unknown permutation mode.
+        ValueError: a lineup that is not four agents, two different agents with the same name,
+            ``walls < 1``, ``batch_size < 1``, or an unknown permutation mode.
+        TypeError: a lineup entry that is not an agent, module or callable.
     """
     from tqdm import tqdm
 
@@ -184,7 +358,21 @@ def duplicate_evaluate(
         encoder = get_encoder(encoder)
     perms = seat_permutations(permutations)
     n_perm = perms.shape[0]
+    from mcr_env.eval.agents import as_agent
+
+    converted: list[Any] = []  # the same object (module, callable) becomes the same agent
+    for a in lineup:
+        prior = next((c for o, c in converted if o is a), None)
+        converted.append((a, prior if prior is not None else as_agent(a)))
+    lineup = [c for _, c in converted]
     names = [str(getattr(a, "name", f"agent{k}")) for k, a in enumerate(lineup)]
+    for i in range(4):
+        for j in range(i):
+            if names[i] == names[j] and lineup[i] is not lineup[j]:
+                raise ValueError(
+                    f"lineup positions {j} and {i} hold different agents with the same name "
+                    f"{names[i]!r}; give them distinct names (their results would be pooled)"
+                )
     label = desc or (f"{names[0]} vs {names[1]}" if len(set(names)) > 1 else names[0])
 
     distinct: list[Any] = []
@@ -198,7 +386,7 @@ def duplicate_evaluate(
             distinct.append(a)
             pos_agent[k] = len(distinct) - 1
 
-    wall_rows = make_walls(int(walls), seed, rules.wall_layout)
+    wall_rows = make_walls(int(walls), seed, rules.wall_layout, int(wall_offset))
     total = int(walls) * n_perm
     game_wall = np.repeat(np.arange(int(walls)), n_perm)  # (G,)
     game_perm = np.tile(np.arange(n_perm), int(walls))  # (G,)
@@ -248,6 +436,9 @@ def duplicate_evaluate(
         payer_pos=payer_pos.reshape(shape),
         end_reason=reason.reshape(shape),
         win_points=win_points.reshape(shape),
+        placement=placement_points(points_pos).reshape(*shape, 4),
+        wall_seed=int(seed),
+        wall_offset=int(wall_offset),
     )
     res.stats = [_agent_stats(res, name) for name in dict.fromkeys(names)]
     return res
@@ -256,11 +447,9 @@ def duplicate_evaluate(
 def _agent_stats(res: DuplicateResult, name: str) -> AgentStats:
     positions = [k for k, n in enumerate(res.lineup) if n == name]
     pts = res.points[:, :, positions]  # (W, P, k)
-    n_walls = pts.shape[0]
     hands = int(pts.size)
-    per_wall = pts.reshape(n_walls, -1).mean(axis=1)
-    mean = float(per_wall.mean())
-    half = 1.96 * float(per_wall.std(ddof=1)) / math.sqrt(n_walls) if n_walls > 1 else math.inf
+    mean, lo, hi = mean_ci(res.per_wall(name, "points"))
+    p_mean, p_lo, p_hi = mean_ci(res.per_wall(name, "placement"))
     won = np.isin(res.winner_pos, positions)
     paid = np.isin(res.payer_pos, positions)
     selfd = won & (res.end_reason == _SELF_DRAWN)
@@ -270,8 +459,11 @@ def _agent_stats(res: DuplicateResult, name: str) -> AgentStats:
         agent=name,
         hands=hands,
         mean_points=mean,
-        ci95_low=mean - half,
-        ci95_high=mean + half,
+        ci95_low=lo,
+        ci95_high=hi,
+        mean_placement=p_mean,
+        placement_ci95_low=p_lo,
+        placement_ci95_high=p_hi,
         win_rate=float(won.sum()) / hands,
         deal_in_rate=float(paid.sum()) / hands,
         self_draw_rate=float(selfd.sum()) / hands,
@@ -303,11 +495,16 @@ def results_table(results: Sequence[DuplicateResult]) -> str:
 
 
 def write_results(
-    results: Sequence[DuplicateResult], out_dir: str | Path, meta: dict | None = None
+    results: Sequence[DuplicateResult],
+    out_dir: str | Path,
+    meta: dict | None = None,
+    differences: Sequence[Difference] = (),
 ) -> dict[str, Path]:
     """Write ``eval.csv``, ``eval.json`` and ``eval.png`` (matplotlib, Agg) into ``out_dir``.
 
-    ``eval.json`` is strict JSON (:func:`json_safe`): non-finite numbers are ``null``.
+    ``eval.json`` is strict JSON (:func:`json_safe`): non-finite numbers are ``null``; per
+    match it holds the stats, the per-seat breakdown of every agent and the wall block, plus
+    the given ``differences``.
 
     Returns:
         ``{"csv": path, "json": path, "png": path}``.
@@ -329,10 +526,14 @@ def write_results(
                 "lineup": r.lineup,
                 "walls": int(r.points.shape[0]),
                 "permutations": int(r.points.shape[1]),
+                "wall_seed": r.wall_seed,
+                "wall_offset": r.wall_offset,
                 "stats": [asdict(s) for s in r.stats],
+                "seats": {s.agent: r.seat_breakdown(s.agent) for s in r.stats},
             }
             for r in results
         ],
+        "differences": [asdict(d) for d in differences],
     }
     paths["json"].write_text(json.dumps(json_safe(payload), indent=2, allow_nan=False))
     plot_results(results, paths["png"])

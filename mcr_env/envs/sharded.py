@@ -1,0 +1,750 @@
+"""The native batch env over k worker processes: B tables as k shards, one ``step`` for all.
+
+:class:`ShardedBatchEnv` has the API of :class:`mcr_env.envs.batch.MCRBatchEnv` (same
+arguments, same ``reset``/``step`` results, same autoreset and observation modes) but runs its
+B tables as k contiguous shards (tables ``lo..hi-1``), each an ``MCRBatchEnv`` in its own worker
+process. It contains no rules.
+
+* **Shared memory.** Actions, observations, masks, ``to_act``, rewards, settlements and the
+  other per-step outputs live in one ``multiprocessing.shared_memory`` block; each worker reads
+  its actions from it and writes its outputs into it, so nothing is pickled per step except a
+  few-byte command and reply per worker. With ``observe="packed"`` the workers encode the
+  acting seats straight into one contiguous ``(N, C, 34)`` block in ``np.nonzero(to_act)``
+  order (worker i at the offset = acting seats of shards 0..i-1).
+* **Identical results for every k and B.** Shard i's engine is built with
+  ``first_game = lo`` (seeded walls derive from the global table index), so the same seed
+  deals the same games whatever the sharding, and the engine's games never interact: every
+  observation, mask, reward and record equals the in-process env's (tests check k = 1, 2, 3
+  against ``MCRBatchEnv`` for B = 1, 7, 64).
+* **Spawn-safe.** Workers are started with the ``"spawn"`` method by default (safe with torch
+  and threads in the parent); they ignore SIGINT (the parent stops them) and exit when the
+  parent's end of their pipe closes, so a killed parent leaves no worker behind.
+* **Failures.** A worker that dies raises :class:`WorkerError` in the parent naming the
+  worker, its pid, tables and exit code; every other worker is stopped and the shared memory is
+  freed (the env is closed). An illegal action is caught in the parent before any shard steps
+  (same ``ValueError`` text as the engine's, with the global table index), so no table changes.
+
+Use it as a context manager or call :meth:`ShardedBatchEnv.close` (also run at garbage
+collection and interpreter exit). ``num_workers`` defaults to the CPUs this process may run on
+(:func:`default_num_workers`), at most B.
+
+With ``copy_obs=False`` the ``observation`` and ``action_mask`` arrays returned are read-only
+views into the shared memory, valid until the next ``step``/``reset`` (no copy in the parent:
+the fast path of the rollout loops, which gather the rows they keep anyway); the default
+``copy_obs=True`` returns fresh arrays like ``MCRBatchEnv``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing as mp
+import os
+import signal
+import time
+import traceback
+import weakref
+from multiprocessing import connection
+from multiprocessing.shared_memory import SharedMemory
+from typing import Any
+
+import numpy as np
+
+from mcr_env.encoding import get_encoder
+from mcr_env.engine.actions import NUM_ACTIONS
+from mcr_env.engine.config import RulesConfig
+from mcr_env.engine.state import GameState, Phase
+from mcr_env.engine.walls import check_walls
+from mcr_env.envs.batch import MCRBatchEnv, check_modes
+from mcr_env.rewards import RewardFunction, make_reward
+
+__all__ = ["ShardedBatchEnv", "WorkerError", "default_num_workers", "make_batch_env"]
+
+_T = 34  # tile kinds (the last axis of every observation)
+
+
+class WorkerError(RuntimeError):
+    """A shard worker died or failed; the env is closed (every worker stopped, shared memory
+    freed) and must be rebuilt."""
+
+
+def default_num_workers() -> int:
+    """Worker processes to use by default: the CPUs this process may run on
+    (``os.sched_getaffinity``, else ``os.cpu_count()``), at least 1."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def shard_bounds(num_tables: int, num_workers: int) -> list[tuple[int, int]]:
+    """Contiguous near-equal shards: ``[(lo, hi), ...]`` covering ``0..num_tables-1``, the first
+    ``num_tables % num_workers`` shards one table longer. ``num_workers <= num_tables``."""
+    base, extra = divmod(num_tables, num_workers)
+    out, lo = [], 0
+    for i in range(num_workers):
+        hi = lo + base + (1 if i < extra else 0)
+        out.append((lo, hi))
+        lo = hi
+    return out
+
+
+def _layout(b: int, channels: int, observe: str, autoreset_mode: str) -> dict[str, tuple]:
+    """Name -> (shape, dtype) of every shared buffer for B tables and C channels."""
+    lay: dict[str, tuple] = {
+        "actions": ((b, 4), np.int64),
+        "to_act": ((b, 4), np.bool_),
+        "action_mask": ((b, 4, NUM_ACTIONS), np.bool_),
+        "rewards": ((b, 4), np.float32),
+        "settlement": ((b, 4), np.int32),
+        "hand_over": ((b,), np.bool_),
+        "terminated": ((b,), np.bool_),
+        "player_at_seat": ((b, 4), np.int8),
+        "phase": ((b,), np.int8),
+    }
+    if observe in ("all", "acting"):
+        lay["observation"] = ((b, 4, channels, _T), np.float32)
+    elif observe == "packed":
+        lay["observation"] = ((4 * b, channels, _T), np.float32)
+        lay["games"] = ((4 * b,), np.int64)
+        lay["seats"] = ((4 * b,), np.int64)
+    if autoreset_mode == "same_step" and observe != "none":
+        lay["final_obs"] = ((4 * b, channels, _T), np.float32)
+    return lay
+
+
+def _views(buf, layout: dict[str, tuple]) -> dict[str, np.ndarray]:
+    """Numpy views of the buffers of ``layout`` laid one after the other (64-byte aligned)."""
+    out, off = {}, 0
+    for name, (shape, dtype) in layout.items():
+        n = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        out[name] = np.ndarray(shape, dtype=dtype, buffer=buf, offset=off)
+        off += (n + 63) // 64 * 64
+    return out
+
+
+def _nbytes(layout: dict[str, tuple]) -> int:
+    return sum((int(np.prod(s)) * np.dtype(d).itemsize + 63) // 64 * 64 for s, d in layout.values())
+
+
+class _ShardEnv(MCRBatchEnv):
+    """One shard (tables lo..hi-1) inside a worker: ``MCRBatchEnv`` whose outputs are written
+    into the shared buffers instead of fresh arrays."""
+
+    def __init__(
+        self, lo: int, hi: int, first_game: int, views: dict[str, np.ndarray], observe: str, **kw
+    ):
+        super().__init__(hi - lo, first_game=first_game + lo, **kw)
+        # MCRBatchEnv.step reads observe_mode only to decide on info["final_obs"]; _obs below
+        # replaces its observation building
+        self.observe_mode = observe
+        self.lo, self.hi = lo, hi
+        # packed blocks are shared by all shards (each writes its own rows); the others are
+        # (B, ...) arrays of which this shard owns rows lo..hi-1
+        whole = {"games", "seats", "final_obs"} | (
+            {"observation"} if observe == "packed" else set()
+        )
+        self.v = {k: (a if k in whole else a[lo:hi]) for k, a in views.items()}
+        self.acting: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64),) * 2
+
+    def _obs(self) -> dict:  # called at the end of MCRBatchEnv.reset / step
+        eng, v = self.engine, self.v
+        np.copyto(v["action_mask"], eng.legal_mask)
+        np.copyto(v["to_act"], eng.to_act)
+        np.copyto(v["player_at_seat"], eng.state.player_at_seat)
+        np.copyto(v["phase"], eng.state.phase)
+        mode = self.observe_mode
+        if mode == "all":
+            c = self.encoder.num_channels
+            self.encoder.encode(eng.state, out=v["observation"].reshape(-1, c, _T))
+        elif mode == "acting":
+            v["observation"][...] = 0.0
+            g, s = np.nonzero(eng.to_act)
+            if g.size:
+                v["observation"][g, s] = self.observe(g, s)
+        elif mode == "packed":
+            self.acting = np.nonzero(eng.to_act)
+        return {}
+
+    def encode_packed(self, offset: int) -> None:
+        """Encode the acting seats into rows ``offset..offset+N-1`` of the packed block."""
+        g, s = self.acting
+        n = len(g)
+        v = self.v
+        self.encoder.encode(self.engine.state, g, s, out=v["observation"][offset : offset + n])
+        v["games"][offset : offset + n] = g + self.lo
+        v["seats"][offset : offset + n] = s
+
+
+def _worker_main(
+    index: int,
+    lo: int,
+    hi: int,
+    first_game: int,
+    shm_name: str,
+    layout: dict,
+    kwargs: dict,
+    observe: str,
+    record: bool,
+    conn,
+) -> None:
+    """Worker process: serve commands from the parent until ``close`` or the pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
+    shm = SharedMemory(name=shm_name)
+    try:
+        views = _views(shm.buf, layout)
+        env = _ShardEnv(lo, hi, first_game, views, observe, **kwargs)
+        if record:
+            from mcr_env.engine.records import GameRecorder
+
+            env.engine = GameRecorder(env.engine)
+        conn.send(("ok", None))
+        while True:
+            try:
+                cmd, arg = conn.recv()
+            except (EOFError, OSError):
+                return  # the parent is gone
+            if cmd == "close":
+                conn.send(("ok", None))
+                return
+            try:
+                conn.send(("ok", _serve(env, views, cmd, arg)))
+            except Exception as e:  # reported to the parent, which re-raises it
+                conn.send(("error", (type(e).__name__, str(e), traceback.format_exc())))
+    finally:
+        del views
+        shm.close()
+
+
+def _serve(env: _ShardEnv, views: dict, cmd: str, arg: Any) -> Any:
+    """Run one command on the shard; returns the (small) reply payload."""
+    v, lo = env.v, env.lo
+    if cmd in ("reset", "step"):
+        offset = arg.pop("offset")  # packed: encode now at this row (shard 0), else later
+        if cmd == "reset":
+            env.reset(**arg)
+            info: dict = {}
+            terminated = env.engine.terminated
+            rewards = np.zeros((env.num_tables, 4), np.float32)
+            v["settlement"][...] = 0
+            v["hand_over"][...] = False
+        else:
+            actions = views["actions"][lo : env.hi]
+            _, rewards, terminated, _, info = env.step(actions)
+            np.copyto(v["settlement"], info["settlement"])
+            np.copyto(v["hand_over"], info["hand_over"])
+        np.copyto(v["rewards"], rewards)
+        np.copyto(v["terminated"], terminated)
+        reply = {"n_acting": int(len(env.acting[0]))}
+        if "final_rows" in info:
+            rows = info["final_rows"]
+            reply["final_rows"] = rows + lo
+            if "final_obs" in info:
+                fo = info["final_obs"]
+                v["final_obs"][4 * lo : 4 * lo + 4 * len(rows)] = fo.reshape(-1, *fo.shape[2:])
+        if env.observe_mode == "packed" and offset is not None:
+            env.encode_packed(offset)
+        return reply
+    if cmd == "encode":
+        env.encode_packed(arg)
+        return None
+    if cmd == "observe":
+        g, s = arg
+        return env.observe(g, s)
+    if cmd == "render":
+        return env.render(*arg)
+    if cmd == "state":
+        return env.engine.state
+    if cmd == "hand_results":
+        return list(env.engine.last_hand_result)
+    if cmd == "cpu":
+        return time.process_time()
+    if cmd == "records":
+        return env.engine.pop_finished() if hasattr(env.engine, "pop_finished") else []
+    raise ValueError(f"unknown worker command {cmd!r}")
+
+
+def _shutdown(procs: list, conns: list, shm: SharedMemory | None) -> None:
+    """Stop every worker (ask, then terminate, then kill) and free the shared memory."""
+    for c in conns:
+        try:
+            c.send(("close", None))
+        except (OSError, ValueError, BrokenPipeError):
+            pass
+    for p in procs:
+        p.join(timeout=2.0)
+        if p.is_alive():
+            p.terminate()
+            p.join(timeout=1.0)
+        if p.is_alive():
+            p.kill()
+            p.join(timeout=1.0)
+    for c in conns:
+        try:
+            c.close()
+        except OSError:
+            pass
+    if shm is not None:
+        try:
+            shm.close()
+        except BufferError:  # views still alive in the parent: the OS frees it at exit
+            pass
+        try:
+            shm.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def _exit_text(code: int | None) -> str:
+    if code is None:
+        return "exit code unknown"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+class ShardedBatchEnv:
+    """:class:`~mcr_env.envs.batch.MCRBatchEnv` over ``num_workers`` worker processes.
+
+    Args:
+        num_tables: B >= 1.
+        config, encoder, reward, reward_kwargs, autoreset_mode, observe: as for
+            :class:`~mcr_env.envs.batch.MCRBatchEnv` (an ``Encoder`` or ``RewardFunction``
+            object must be picklable: each worker gets its own copy).
+        num_workers: k worker processes (default :func:`default_num_workers`); at most B are
+            started (``self.num_workers`` is the number used).
+        copy_obs: return fresh ``observation``/``action_mask`` arrays (default) or read-only
+            views into the shared memory, valid until the next ``step``/``reset`` (module
+            docstring).
+        record: wrap each shard's engine in :class:`mcr_env.engine.records.GameRecorder`;
+            finished games' records are fetched with :meth:`pop_records`.
+        start_method: multiprocessing start method (``"spawn"`` default, ``"forkserver"``,
+            ``"fork"``).
+        first_game: global index of table 0 when these B tables are themselves part of a
+            larger batch (e.g. one Ray actor's share): shard i's engine gets
+            ``first_game + lo``; ``games`` in packed observations stay local (0..B-1).
+
+    ``reset``/``step`` return exactly what ``MCRBatchEnv`` returns for the same arguments
+    (``obs`` dict with ``observation``, ``action_mask (B, 4, 235) bool``, ``to_act (B, 4)
+    bool``, and ``games``/``seats`` with ``observe="packed"``; ``rewards (B, 4) float32``,
+    ``terminated (B,) bool``, ``truncated (B,) bool``, ``info`` with ``settlement (B, 4)
+    int32``, ``hand_over (B,) bool``, ``player_at_seat`` in match mode, ``final_obs`` /
+    ``final_rows`` with same-step autoreset).
+
+    Raises:
+        ValueError / TypeError: bad arguments (the message names them).
+        WorkerError: a worker failed to start or died (the env is closed).
+    """
+
+    def __init__(
+        self,
+        num_tables: int,
+        config: RulesConfig | None = None,
+        encoder: Any = "planes-v0",
+        reward: str | RewardFunction = "settlement",
+        reward_kwargs: dict | None = None,
+        autoreset_mode: str = "same_step",
+        observe: str = "all",
+        num_workers: int | None = None,
+        copy_obs: bool = True,
+        record: bool = False,
+        start_method: str = "spawn",
+        first_game: int = 0,
+    ):
+        self._procs: list = []
+        self._conns: list = []
+        self._shm: SharedMemory | None = None
+        self._closed = True
+        if isinstance(num_tables, bool) or not isinstance(num_tables, (int, np.integer)):
+            raise TypeError(f"num_tables must be an int, got {type(num_tables).__name__}")
+        if num_tables < 1:
+            raise ValueError(f"num_tables must be >= 1, got {num_tables}")
+        check_modes(autoreset_mode, observe)
+        if num_workers is None:
+            num_workers = default_num_workers()
+        if isinstance(num_workers, bool) or not isinstance(num_workers, (int, np.integer)):
+            raise TypeError(f"num_workers must be an int or None, got {type(num_workers).__name__}")
+        if num_workers < 1:
+            raise ValueError(f"num_workers must be >= 1, got {num_workers}")
+        config = RulesConfig() if config is None else config
+        if not isinstance(config, RulesConfig):
+            raise TypeError(f"config must be a RulesConfig, got {type(config).__name__}")
+        if isinstance(first_game, bool) or not isinstance(first_game, (int, np.integer)):
+            raise TypeError(f"first_game must be an int, got {type(first_game).__name__}")
+        if first_game < 0:
+            raise ValueError(f"first_game must be >= 0, got {first_game}")
+        self.first_game = int(first_game)
+        self.num_tables = int(num_tables)
+        self.config = config
+        self.encoder = get_encoder(encoder) if isinstance(encoder, str) else encoder
+        self.reward_fn = make_reward(reward, **(reward_kwargs or {}))  # validates the spec
+        self.autoreset_mode = autoreset_mode
+        self.observe_mode = observe
+        self.copy_obs = bool(copy_obs)
+        self.num_workers = int(min(num_workers, num_tables))
+        self.shards = shard_bounds(self.num_tables, self.num_workers)
+        self._started = False
+        self._root_drawn = False
+        b, c = self.num_tables, self.encoder.num_channels
+        layout = _layout(b, c, observe, autoreset_mode)
+        self._shm = SharedMemory(create=True, size=max(_nbytes(layout), 1))
+        self._v = _views(self._shm.buf, layout)
+        self._closed = False
+        self._finalizer = weakref.finalize(self, _shutdown, self._procs, self._conns, self._shm)
+        kwargs = {
+            "config": config,
+            "encoder": encoder,
+            "reward": reward,
+            "reward_kwargs": reward_kwargs,
+            "autoreset_mode": autoreset_mode,
+        }
+        ctx = mp.get_context(start_method)
+        for i, (lo, hi) in enumerate(self.shards):
+            parent_end, child_end = ctx.Pipe(duplex=True)
+            p = ctx.Process(
+                target=_worker_main,
+                args=(
+                    i,
+                    lo,
+                    hi,
+                    first_game,
+                    self._shm.name,
+                    layout,
+                    kwargs,
+                    observe,
+                    record,
+                    child_end,
+                ),
+                name=f"mcr-shard-{i}",
+                daemon=True,
+            )
+            p.start()
+            child_end.close()  # the worker sees EOF once the parent's end closes
+            self._procs.append(p)
+            self._conns.append(parent_end)
+        self._gather(range(self.num_workers), "start")
+
+    # ------------------------------------------------------------------ plumbing
+    def _gather(self, workers, what: str) -> dict[int, Any]:
+        """Replies of ``workers`` (indices), watching for dead processes; re-raise errors."""
+        pending = {int(i) for i in workers}
+        replies: dict[int, Any] = {}
+        errors: list[tuple[int, tuple]] = []
+        while pending:
+            waitables = []
+            for i in pending:
+                waitables += [self._conns[i], self._procs[i].sentinel]
+            ready = connection.wait(waitables)
+            for i in sorted(pending):
+                conn, proc = self._conns[i], self._procs[i]
+                if conn in ready or (proc.sentinel in ready and conn.poll()):
+                    try:
+                        status, payload = conn.recv()
+                    except (EOFError, OSError):
+                        self._died(i, what)
+                    pending.discard(i)
+                    if status == "ok":
+                        replies[i] = payload
+                    else:
+                        errors.append((i, payload))
+                elif proc.sentinel in ready:
+                    self._died(i, what)
+        if errors:
+            i, (name, msg, tb) = errors[0]
+            lo, hi = self.shards[i]
+            exc_type = {"ValueError": ValueError, "TypeError": TypeError}.get(name)
+            text = f"shard {i} (tables {lo}..{hi - 1}, local index = table - {lo}): {msg}"
+            if exc_type is not None and what == "reset":
+                raise exc_type(text)
+            self.close()
+            raise WorkerError(
+                f"{what} failed in {text}; the env is closed. Worker traceback:\n{tb}"
+            )
+        return replies
+
+    def _died(self, i: int, what: str) -> None:
+        proc = self._procs[i]
+        proc.join(timeout=1.0)
+        lo, hi = self.shards[i]
+        text = (
+            f"shard worker {i} (pid {proc.pid}, tables {lo}..{hi - 1}) died during {what} "
+            f"({_exit_text(proc.exitcode)}); all workers were stopped and the env is closed"
+        )
+        self.close()
+        raise WorkerError(text)
+
+    def _send(self, i: int, cmd: str, arg: Any = None) -> None:
+        try:
+            self._conns[i].send((cmd, arg))
+        except (OSError, BrokenPipeError):
+            self._died(i, cmd)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("the ShardedBatchEnv is closed")
+
+    def _out(self, name: str) -> np.ndarray:
+        a = self._v[name]
+        if self.copy_obs:
+            return a.copy()
+        view = a.view()
+        view.flags.writeable = False
+        return view
+
+    def _collect(self, replies: dict[int, dict], first: bool) -> dict[str, np.ndarray]:
+        """Finish a reset/step: packed encoding of shards 1.., then the observation dict."""
+        obs: dict[str, np.ndarray] = {
+            "action_mask": self._out("action_mask"),
+            "to_act": self._v["to_act"].copy(),
+        }
+        mode = self.observe_mode
+        if mode in ("all", "acting"):
+            obs["observation"] = self._out("observation")
+        elif mode == "packed":
+            counts = [replies[i]["n_acting"] for i in range(self.num_workers)]
+            offsets = np.concatenate([[0], np.cumsum(counts)]).astype(int)
+            late = [i for i in range(1, self.num_workers) if counts[i] > 0]
+            for i in late:
+                self._send(i, "encode", int(offsets[i]))
+            self._gather(late, "encode")
+            n = int(offsets[-1])
+            v = self._v
+            if self.copy_obs:
+                obs["observation"] = v["observation"][:n].copy()
+            else:
+                view = v["observation"][:n]
+                view.flags.writeable = False
+                obs["observation"] = view
+            obs["games"] = v["games"][:n].copy()
+            obs["seats"] = v["seats"][:n].copy()
+        return obs
+
+    # ------------------------------------------------------------------ reset / step
+    def reset(self, seed: int | None = None, walls: Any = None) -> tuple[dict, dict]:
+        """Deal new hands at every table (as :meth:`MCRBatchEnv.reset`).
+
+        Args:
+            seed: root seed (table b's walls derive from (seed, b, episode), whatever k and B).
+            walls: optional explicit walls ``(B, 144)`` / ``(B, 136)`` (``(B, 16, L)`` in match
+                mode), split over the shards.
+
+        Returns:
+            ``(obs, info)``; ``info["player_at_seat"]`` ``(B, 4) int8``.
+
+        Raises:
+            TypeError / ValueError: bad seed or walls. WorkerError: a worker died.
+        """
+        self._check_open()
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+                raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
+        elif not self._root_drawn:
+            # one random root seed shared by every table, as in one engine
+            seed = int(np.random.SeedSequence().entropy % (1 << 63))
+        self._root_drawn = True
+        parts: list[Any] = [None] * self.num_workers
+        if walls is not None:
+            arr = np.asarray(walls)
+            if arr.ndim not in (2, 3) or arr.shape[0] != self.num_tables:
+                raise ValueError(
+                    f"walls must have B = {self.num_tables} rows, got shape {arr.shape}"
+                )
+            check_walls(arr.reshape(-1, arr.shape[-1]), self.config.wall_layout)
+            parts = [arr[lo:hi] for lo, hi in self.shards]
+        for i in range(self.num_workers):
+            self._send(
+                i, "reset", {"seed": seed, "walls": parts[i], "offset": 0 if i == 0 else None}
+            )
+        replies = self._gather(range(self.num_workers), "reset")
+        self._started = True
+        obs = self._collect(replies, True)
+        return obs, {"player_at_seat": self._v["player_at_seat"].copy()}
+
+    def step(self, actions: Any) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """Apply ``actions (B, 4)`` in every shard at once (as :meth:`MCRBatchEnv.step`).
+
+        Raises:
+            RuntimeError: before ``reset`` or after ``close``.
+            ValueError / TypeError: shape or dtype of ``actions``; an illegal action for an
+                acting seat (with ``illegal_action="raise"``; checked here, before any shard
+                steps, so no table changes; the message names the global table index).
+            WorkerError: a worker died or failed (the env is closed).
+        """
+        self._check_open()
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        b, v = self.num_tables, self._v
+        acts = np.asarray(actions)
+        if acts.shape != (b, 4):
+            raise ValueError(f"actions must have shape (B, 4) = ({b}, 4), got {acts.shape}")
+        if acts.dtype == bool or not np.issubdtype(acts.dtype, np.integer):
+            raise TypeError(f"actions must be integer action ids, got dtype {acts.dtype}")
+        if self.config.illegal_action == "raise":
+            self._check_legal(acts)
+        np.copyto(v["actions"], acts, casting="unsafe")
+        for i in range(self.num_workers):
+            self._send(i, "step", {"offset": 0 if i == 0 else None})
+        replies = self._gather(range(self.num_workers), "step")
+        obs = self._collect(replies, False)
+        rewards = v["rewards"].copy()
+        terminated = v["terminated"].copy()
+        info: dict[str, Any] = {
+            "settlement": v["settlement"].copy(),
+            "hand_over": v["hand_over"].copy(),
+        }
+        if self.config.match == "match":
+            info["player_at_seat"] = v["player_at_seat"].copy()
+        if self.autoreset_mode == "same_step" and terminated.any():
+            rows, finals = [], []
+            for i, (lo, _hi) in enumerate(self.shards):
+                r = replies[i].get("final_rows")
+                if r is None or len(r) == 0:
+                    continue
+                rows.append(r)
+                if "final_obs" in v:
+                    block = v["final_obs"][4 * lo : 4 * lo + 4 * len(r)]
+                    finals.append(block.reshape(len(r), 4, *block.shape[1:]).copy())
+            if "final_obs" in v:
+                info["final_obs"] = np.concatenate(finals)
+            info["final_rows"] = np.concatenate(rows)
+        return obs, rewards, terminated, np.zeros_like(terminated), info
+
+    def _check_legal(self, acts: np.ndarray) -> None:
+        """Raise the engine's ValueError for the first acting seat whose action is illegal."""
+        v = self._v
+        to_act = v["to_act"]
+        in_range = (acts >= 0) & (acts < NUM_ACTIONS)
+        safe = np.where(in_range, acts, 0)
+        b = self.num_tables
+        ok = in_range & v["action_mask"][np.arange(b)[:, None], np.arange(4)[None, :], safe]
+        illegal = to_act & ~ok
+        if illegal.any():
+            gi, si = (int(x[0]) for x in np.nonzero(illegal))
+            legal_ids = np.nonzero(v["action_mask"][gi, si])[0].tolist()
+            raise ValueError(
+                f"illegal action {int(acts[gi, si])} for game {gi}, seat {si} "
+                f"(phase {Phase(int(v['phase'][gi])).name}); legal: {legal_ids}"
+            )
+
+    # ------------------------------------------------------------------ queries
+    def _split_pairs(self, games: Any, seats: Any) -> tuple[np.ndarray, np.ndarray]:
+        b = self.num_tables
+        if games is None and seats is None:
+            g = np.repeat(np.arange(b), 4)
+            s = np.tile(np.arange(4), b)
+        else:
+            g = np.asarray(games, dtype=np.int64).reshape(-1)
+            s = np.asarray(seats, dtype=np.int64).reshape(-1)
+            if g.shape != s.shape:
+                raise ValueError(f"games {g.shape} and seats {s.shape} differ in shape")
+            if g.size and (g.min() < 0 or g.max() >= b):
+                raise ValueError(f"game index out of range 0..{b - 1}")
+            if s.size and (s.min() < 0 or s.max() > 3):
+                raise ValueError("seat index out of range 0..3")
+        return g, s
+
+    def observe(self, games: Any = None, seats: Any = None) -> np.ndarray:
+        """Observations of (game, seat) pairs now: ``(N, C, 34) float32`` (all pairs:
+        ``(B * 4, C, 34)``, game-major), as :meth:`MCRBatchEnv.observe`."""
+        self._check_open()
+        g, s = self._split_pairs(games, seats)
+        out = np.zeros((len(g), *self.encoder.shape), dtype=np.float32)
+        asked = []
+        for i, (lo, hi) in enumerate(self.shards):
+            sel = np.nonzero((g >= lo) & (g < hi))[0]
+            if sel.size:
+                self._send(i, "observe", (g[sel] - lo, s[sel]))
+                asked.append((i, sel))
+        replies = self._gather([i for i, _ in asked], "observe")
+        for i, sel in asked:
+            out[sel] = replies[i]
+        return out
+
+    def _owner(self, game: int) -> int:
+        if not 0 <= int(game) < self.num_tables:
+            raise ValueError(f"game index {game} out of range 0..{self.num_tables - 1}")
+        return next(i for i, (lo, hi) in enumerate(self.shards) if lo <= game < hi)
+
+    def render(self, game: int = 0, seat: int | None = None) -> str:
+        """Text of table ``game`` (seen from ``seat``, or everything if None)."""
+        self._check_open()
+        i = self._owner(game)
+        self._send(i, "render", (int(game) - self.shards[i][0], seat))
+        return self._gather([i], "render")[i]
+
+    def _all(self, cmd: str) -> list:
+        self._check_open()
+        for i in range(self.num_workers):
+            self._send(i, cmd)
+        replies = self._gather(range(self.num_workers), cmd)
+        return [replies[i] for i in range(self.num_workers)]
+
+    def get_state(self) -> GameState:
+        """The :class:`~mcr_env.engine.state.GameState` of all B tables now (gathered from the
+        workers: a copy, not per-step material)."""
+        parts = self._all("state")
+        return GameState(
+            **{
+                f.name: np.concatenate([getattr(p, f.name) for p in parts])
+                for f in dataclasses.fields(GameState)
+            }
+        )
+
+    def hand_results(self) -> list:
+        """``MCREngine.last_hand_result`` of all B tables (``HandResult`` or None each)."""
+        return [r for part in self._all("hand_results") for r in part]
+
+    def pop_records(self) -> list[dict]:
+        """Records of the games finished since the last call (``record=True``), shard by shard
+        in finishing order; ``origin.game`` is the global table index (RuntimeError if the env
+        was built without ``record=True``)."""
+        return [r for part in self._all("records") for r in part]
+
+    def worker_cpu_seconds(self) -> list[float]:
+        """CPU seconds (user + system, ``time.process_time``) each worker has used so far, in
+        shard order: benchmarks on a loaded machine compare CPU time, not only wall time."""
+        return [float(x) for x in self._all("cpu")]
+
+    # ------------------------------------------------------------------ lifetime
+    def close(self) -> None:
+        """Stop the workers and free the shared memory (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._v = {}
+        self._finalizer()
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` ran (or a worker died)."""
+        return self._closed
+
+    @property
+    def worker_pids(self) -> list[int]:
+        """Process ids of the workers (in shard order)."""
+        return [p.pid for p in self._procs]
+
+    def __enter__(self) -> ShardedBatchEnv:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # the finalizer also runs at interpreter exit
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def make_batch_env(num_tables: int, num_workers: int | None = 0, **kwargs: Any):
+    """A batch env of ``num_tables`` tables: in-process :class:`MCRBatchEnv` when
+    ``num_workers`` is 0, else a :class:`ShardedBatchEnv` with ``num_workers`` workers
+    (None = :func:`default_num_workers`). ``kwargs`` go to the env (``copy_obs``, ``record``
+    and ``start_method`` only to the sharded one; ``first_game`` to both)."""
+    if num_workers == 0:
+        for k in ("copy_obs", "record", "start_method"):
+            kwargs.pop(k, None)
+        return MCRBatchEnv(num_tables, **kwargs)
+    return ShardedBatchEnv(num_tables, num_workers=num_workers, **kwargs)

@@ -1,0 +1,82 @@
+"""Agent specs (``"random"``, ``"rule"``, ``"path/ckpt.pt"``, ...) resolved through a registry.
+
+:mod:`mcr_env` does not import the packages that define agents (DESIGN.md: baselines sit above
+the library). They register factories instead: :func:`register_agent` directly, or as an
+installed plugin, an entry point of group :data:`mcr_env.envs.common.AGENT_SPEC_GROUP`
+(``mcr_env.agent_specs``, the group the envs' opponent specs use) whose object is a factory
+``factory(spec, seed) -> agent`` raising ValueError for specs it does not know (``baselines``
+declares ``baselines.agents:make_agent`` in pyproject.toml). :func:`make_agent` tries the
+registered specs first, then the plugin factories.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["make_agent", "register_agent", "registered_specs"]
+
+Factory = Callable[[str, int], Any]
+"""``factory(spec, seed) -> agent``."""
+
+_EXACT: dict[str, Factory] = {}
+_SUFFIX: dict[str, Factory] = {}
+
+
+def register_agent(spec: str, factory: Factory, *, suffix: bool = False) -> None:
+    """Register ``factory`` for the spec ``spec`` (or, with ``suffix``, for every spec ending
+    in it, e.g. ``".pt"``). A later registration of the same spec replaces the earlier one.
+
+    Raises:
+        ValueError: an empty spec.
+    """
+    if not isinstance(spec, str) or not spec:
+        raise ValueError(f"spec must be a non-empty string, got {spec!r}")
+    (_SUFFIX if suffix else _EXACT)[spec] = factory
+
+
+def _plugins() -> list:
+    from importlib.metadata import entry_points
+
+    from mcr_env.envs.common import AGENT_SPEC_GROUP
+
+    return list(entry_points(group=AGENT_SPEC_GROUP))
+
+
+def _lookup(spec: str) -> Factory | None:
+    if spec in _EXACT:
+        return _EXACT[spec]
+    for suf, f in _SUFFIX.items():
+        if spec.endswith(suf):
+            return f
+    return None
+
+
+def registered_specs() -> list[str]:
+    """The registered specs (suffix specs as ``*<suffix>``) and the plugin factories (as
+    ``plugin:<name>``)."""
+    plugins = [f"plugin:{ep.name}" for ep in _plugins()]
+    return sorted(_EXACT) + [f"*{s}" for s in sorted(_SUFFIX)] + plugins
+
+
+def make_agent(spec: str, seed: int = 0) -> Any:
+    """Build the agent of ``spec`` seeded with ``seed``.
+
+    Raises:
+        ValueError: no factory is registered for ``spec`` (the message lists the valid specs).
+        Whatever the factory raises (e.g. FileNotFoundError for a missing checkpoint).
+    """
+    factory = _lookup(spec)
+    if factory is not None:
+        return factory(spec, int(seed))
+    errors = []
+    for ep in _plugins():
+        try:
+            return ep.load()(spec, int(seed))
+        except ValueError as e:
+            errors.append(f"{ep.name}: {e}")
+    known = ", ".join(sorted(_EXACT) + [f"*{s}" for s in sorted(_SUFFIX)]) or "none registered"
+    raise ValueError(
+        f"unknown agent spec {spec!r}; registered: {known}"
+        + (f"; plugins: {'; '.join(errors)}" if errors else "")
+    )

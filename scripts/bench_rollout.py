@@ -1,0 +1,179 @@
+"""Rollout throughput with the policy in the loop (DESIGN.md "Performance", "Scale").
+
+Plays complete hands with :func:`baselines.rollout.collect_rollout` (PPO's rollout: packed
+observations of the acting seats, ONE batched forward pass of the policy network per step for
+every acting seat of every table and shard, sampled actions) and prints one JSON line per
+backend with ``decisions_per_s`` (acting seats answered per wall-clock second, forced ones
+included), ``policy_rows_per_s`` (decisions that went through the network), the split of the
+time between env and forward pass, CPU seconds (this process, and the env workers for the
+sharded backend) and the machine, versions and commit. Backends, interleaved ``--repeat``
+times (fair on a loaded machine):
+
+* ``inprocess``: :class:`mcr_env.envs.batch.MCRBatchEnv` in this process;
+* ``sharded``: :class:`mcr_env.envs.sharded.ShardedBatchEnv` with each ``--workers`` k;
+* ``ray``: :class:`baselines.distributed.RayRollouts`, ``--actors`` actors on a local Ray
+  instance (``--ray-address`` for an existing cluster), each with an in-process env.
+
+Example (the default policy network, 2 cores)::
+
+    .venv/bin/python scripts/bench_rollout.py --batch 512 --backends inprocess sharded ray \\
+        --workers 1 2 --seconds 20 --repeat 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from baselines.config import NetworkConfig
+from baselines.network import PolicyValueNet
+from baselines.rollout import DEFAULT_BLOCK_ROWS, collect_rollout, resolve_device
+
+
+def _meta() -> dict:
+    """bench_engine's machine, versions and commit, plus load, torch and CUDA."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_engine import _meta as engine_meta
+
+    return {
+        **engine_meta(),
+        "loadavg_1m": round(os.getloadavg()[0], 2),
+        "torch": torch.__version__,
+        "cuda": torch.cuda.is_available(),
+    }
+
+
+def inference_net(net: PolicyValueNet, mode: str, block_rows: int | None) -> torch.nn.Module:
+    """``eager``: the module itself; ``frozen``: TorchScript traced at ``block_rows`` rows,
+    frozen and optimised for inference (BatchNorm folded into the convolutions)."""
+    if mode == "eager":
+        return net
+    rows = block_rows or 128
+    example = (torch.zeros(rows, net.in_channels, 34), torch.ones(rows, 235, dtype=torch.bool))
+    traced = torch.jit.trace(net, example, check_trace=False)
+    return torch.jit.optimize_for_inference(torch.jit.freeze(traced.eval()))
+
+
+def bench(backend: str, args, net, inet, k: int) -> dict:
+    """Rollouts for about ``args.seconds`` on one backend; returns the row."""
+    from mcr_env.envs.batch import MCRBatchEnv
+    from mcr_env.envs.sharded import ShardedBatchEnv
+
+    kw = {"observe": "packed", "autoreset_mode": "disabled"}
+    env = rr = None
+    if backend == "inprocess":
+        env = MCRBatchEnv(args.batch, **kw)
+    elif backend == "sharded":
+        env = ShardedBatchEnv(args.batch, num_workers=k, copy_obs=False, **kw)
+    else:
+        from baselines.distributed import RayRollouts
+
+        rr = RayRollouts(
+            args.batch,
+            net,
+            {},
+            num_actors=k,
+            address=args.ray_address,
+            num_cpus=args.ray_cpus,
+            torch_threads=args.threads,
+            block_rows=args.block_rows,
+        )
+    dev = resolve_device(args.device)
+
+    def one(i: int, st: dict) -> None:
+        if rr is not None:
+            rr.collect(net, 1000 + i, 7, st)
+        else:
+            collect_rollout(inet, env, 1000 + i, 7, dev, 0, args.block_rows, st)
+
+    one(0, {})  # warm-up (worker start, first allocations, kernel selection)
+    w0 = env.worker_cpu_seconds() if backend == "sharded" else []
+    tot = {"decisions": 0, "policy_rows": 0, "env_seconds": 0.0, "forward_seconds": 0.0}
+    rollouts = 0
+    t0, c0 = time.perf_counter(), time.process_time()
+    while time.perf_counter() - t0 < args.seconds:
+        st: dict = {}
+        one(rollouts + 1, st)
+        rollouts += 1
+        for key in tot:
+            tot[key] += st.get(key, 0)
+    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+    row = {
+        "bench": "rollout",
+        "backend": backend,
+        "batch": args.batch,
+        "workers": k if backend == "sharded" else 0,
+        "actors": k if backend == "ray" else 0,
+        "network": {"channels": net.config.channels, "blocks": net.config.blocks},
+        "inference": args.inference,
+        "block_rows": args.block_rows,
+        "torch_threads": torch.get_num_threads(),
+        "device": str(dev),
+        "rollouts": rollouts,
+        "hands": rollouts * args.batch,
+        "decisions": tot["decisions"],
+        "policy_rows": tot["policy_rows"],
+        "seconds": round(dt, 3),
+        "decisions_per_s": round(tot["decisions"] / dt, 1),
+        "policy_rows_per_s": round(tot["policy_rows"] / dt, 1),
+        "cpu_seconds": round(cpu, 3),
+    }
+    if rr is None:
+        row["env_seconds"] = round(tot["env_seconds"], 3)
+        row["forward_seconds"] = round(tot["forward_seconds"], 3)
+    if backend == "sharded":
+        row["worker_cpu_seconds"] = [round(c - w, 3) for c, w in zip(env.worker_cpu_seconds(), w0)]
+        env.close()
+    if rr is not None:
+        rr.close()
+    return row
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--batch", type=int, default=512, help="tables per rollout")
+    ap.add_argument("--seconds", type=float, default=20.0, help="per row")
+    ap.add_argument(
+        "--backends",
+        nargs="+",
+        default=["inprocess", "sharded"],
+        choices=["inprocess", "sharded", "ray"],
+    )
+    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="sharded: k values")
+    ap.add_argument("--actors", type=int, default=2, help="ray: actors")
+    ap.add_argument("--ray-address", default=None, help="existing Ray cluster (ray.init address)")
+    ap.add_argument("--ray-cpus", type=int, default=None, help="CPUs of a local Ray instance")
+    ap.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
+    ap.add_argument("--device", default="auto")
+    ap.add_argument("--block-rows", type=int, default=DEFAULT_BLOCK_ROWS)
+    ap.add_argument("--inference", default="eager", choices=["eager", "frozen"])
+    ap.add_argument("--channels", type=int, default=NetworkConfig.channels)
+    ap.add_argument("--blocks", type=int, default=NetworkConfig.blocks)
+    ap.add_argument("--repeat", type=int, default=1)
+    args = ap.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    net = PolicyValueNet(75, NetworkConfig(channels=args.channels, blocks=args.blocks)).eval()
+    dev = resolve_device(args.device)
+    net.to(dev)
+    inet = inference_net(net, args.inference, args.block_rows) if dev.type == "cpu" else net
+    runs = []
+    for b in args.backends:
+        ks = args.workers if b == "sharded" else [args.actors] if b == "ray" else [0]
+        runs += [(b, k) for k in ks]
+    meta = _meta()
+    for _ in range(args.repeat):
+        for backend, k in runs:
+            row = bench(backend, args, net, inet, k)
+            row.update(meta)
+            print(json.dumps(row), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,119 @@
+"""Batched-inference rollouts: the same games and buffers in one process, over shard workers,
+over split table ranges and on Ray actors (local instance) for the same seeds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from baselines.config import NetworkConfig
+from baselines.network import PolicyValueNet
+from baselines.rollout import (
+    collect_rollout,
+    counter_uniform,
+    forward_blocks,
+    merge_rollouts,
+    resolve_device,
+)
+from mcr_env.envs.batch import MCRBatchEnv
+from mcr_env.envs.sharded import ShardedBatchEnv
+
+B = 6
+KW = {"observe": "packed", "autoreset_mode": "disabled"}
+
+
+def small_net() -> PolicyValueNet:
+    torch.manual_seed(5)
+    return PolicyValueNet(75, NetworkConfig(channels=16, blocks=1, hidden=32)).eval()
+
+
+def assert_rollouts_equal(a, b) -> None:
+    (ba, pa, wa), (bb, pb, wb) = a, b
+    assert ba.keys() == bb.keys()
+    for k in ba:
+        np.testing.assert_array_equal(ba[k], bb[k], err_msg=k)
+    np.testing.assert_array_equal(pa, pb)
+    np.testing.assert_array_equal(wa, wb)
+
+
+BLOCK = 32  # forward block rows (small tables: little padding)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_torch_thread():
+    """One intra-op thread: OpenMP threads spinning on a loaded 2-core machine are 10x slower."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def reference(one_torch_thread):
+    net = small_net()
+    return net, collect_rollout(net, MCRBatchEnv(B, **KW), 3, 8, block_rows=BLOCK)
+
+
+def test_counter_uniform_is_keyed_and_in_range():
+    g = np.arange(1000)
+    u = counter_uniform(1, g, g % 4, g // 7)
+    assert u.min() > 0 and u.max() < 1 and abs(u.mean() - 0.5) < 0.05
+    np.testing.assert_array_equal(counter_uniform(1, g[500:], g[500:] % 4, g[500:] // 7), u[500:])
+    assert not np.array_equal(counter_uniform(2, g, g % 4, g // 7), u)
+    assert resolve_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
+    with pytest.raises(ValueError, match="device"):
+        resolve_device("nonsense")
+
+
+def test_forward_blocks_row_results_do_not_depend_on_the_batch():
+    net = small_net()
+    x = torch.rand(200, 75, 34).numpy()
+    m = np.ones((200, 235), dtype=bool)
+    full_l, full_v = forward_blocks(net, x, m, torch.device("cpu"), 64)
+    for lo, hi in [(0, 1), (3, 70), (150, 200)]:
+        lg, v = forward_blocks(net, x[lo:hi], m[lo:hi], torch.device("cpu"), 64)
+        assert torch.equal(lg, full_l[lo:hi]) and torch.equal(v, full_v[lo:hi])
+    ref_l, _ = net(torch.from_numpy(x), torch.from_numpy(m))
+    torch.testing.assert_close(full_l, ref_l)
+
+
+def test_rollout_is_the_same_for_any_split(reference):
+    net, ref = reference
+    buf, points, winners = ref
+    assert len(buf["action"]) > 100 and np.all(np.diff(buf["step"]) >= 0)
+    assert points.sum() == 0  # settlements sum to zero per table
+    # two table ranges in two in-process envs, merged
+    parts = [
+        collect_rollout(
+            net, MCRBatchEnv(hi - lo, first_game=lo, **KW), 3, 8, first_table=lo, block_rows=BLOCK
+        )
+        for lo, hi in [(0, 2), (2, 6)]
+    ]
+    merged = (
+        merge_rollouts([p[0] for p in parts]),
+        np.concatenate([p[1] for p in parts]),
+        np.concatenate([p[2] for p in parts]),
+    )
+    assert_rollouts_equal(merged, ref)
+    # one sharded env over 3 worker processes (batched inference across the shards)
+    with ShardedBatchEnv(B, num_workers=3, copy_obs=False, **KW) as env:
+        assert_rollouts_equal(collect_rollout(net, env, 3, 8, block_rows=BLOCK), ref)
+
+
+def test_ray_backend_matches_in_process(reference):
+    import ray  # the optional extra "ray", installed by `make test`
+
+    from baselines.distributed import RayRollouts
+
+    net, ref = reference
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        rr = RayRollouts(B, net, {}, num_actors=2, workers_per_actor=0, block_rows=BLOCK)
+        try:
+            assert rr.ranges == [(0, 3), (3, 6)]
+            assert_rollouts_equal(rr.collect(net, 3, 8), ref)
+        finally:
+            rr.close()
+    finally:
+        ray.shutdown()

@@ -1,0 +1,258 @@
+"""ShardedBatchEnv: identical results to the in-process MCRBatchEnv for every k and B, records,
+errors, and a killed worker (DESIGN.md "Scale")."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import signal
+import time
+
+import numpy as np
+import pytest
+
+from mcr_env.engine.config import RulesConfig
+from mcr_env.engine.records import GameRecorder, replay
+from mcr_env.envs.batch import MCRBatchEnv
+from mcr_env.envs.sharded import (
+    ShardedBatchEnv,
+    WorkerError,
+    default_num_workers,
+    make_batch_env,
+    shard_bounds,
+)
+
+STEPS = 130  # more than one hand (about 100 steps) so autoreset and second deals are covered
+
+
+def per_game_actions(obs: dict, step: int) -> np.ndarray:
+    """A policy of each (table, seat) alone: the ``(7 b + 3 s + step) % n``-th legal action, so
+    a table's play does not depend on B or on the other tables."""
+    mask = obs["action_mask"]
+    b = mask.shape[0]
+    n = mask.sum(axis=2)
+    pick = (7 * np.arange(b)[:, None] + 3 * np.arange(4)[None, :] + step) % np.maximum(n, 1)
+    order = np.cumsum(mask, axis=2) - 1  # rank of each legal action
+    hit = mask & (order == pick[:, :, None])
+    return np.where(n > 0, hit.argmax(axis=2), 0).astype(np.int64)
+
+
+def trajectory(env, steps: int = STEPS, seed: int = 11) -> list[dict]:
+    """Everything the env returns, step by step, as (B, ...) arrays keyed by name."""
+    obs, info = env.reset(seed=seed)
+    out = [{"obs": obs, "info": info}]
+    for t in range(steps):
+        obs, rew, term, trunc, info = env.step(per_game_actions(obs, t))
+        out.append(
+            {"obs": obs, "rewards": rew, "terminated": term, "truncated": trunc, "info": info}
+        )
+    return out
+
+
+def assert_same(a: list[dict], b: list[dict]) -> None:
+    assert len(a) == len(b)
+    for t, (x, y) in enumerate(zip(a, b)):
+        assert x.keys() == y.keys()
+        for part in x:
+            if isinstance(x[part], dict):
+                assert x[part].keys() == y[part].keys(), (t, part)
+                for k in x[part]:
+                    np.testing.assert_array_equal(x[part][k], y[part][k], err_msg=f"{t} {k}")
+            else:
+                np.testing.assert_array_equal(x[part], y[part], err_msg=f"{t} {part}")
+
+
+def table_rows(traj: list[dict], n: int) -> list[dict]:
+    """The trajectory of tables 0..n-1 only (packed observations re-indexed by (game, seat))."""
+    out = []
+    for step in traj:
+        obs = step["obs"]
+        keep = obs["games"] < n
+        row = {
+            "mask": obs["action_mask"][:n],
+            "to_act": obs["to_act"][:n],
+            "obs": obs["observation"][keep],
+            "games": obs["games"][keep],
+            "seats": obs["seats"][keep],
+        }
+        if "rewards" in step:
+            row["rewards"] = step["rewards"][:n]
+            row["terminated"] = step["terminated"][:n]
+            row["settlement"] = step["info"]["settlement"][:n]
+        out.append(row)
+    return out
+
+
+def test_shard_bounds_cover_the_batch():
+    assert shard_bounds(7, 3) == [(0, 3), (3, 5), (5, 7)]
+    assert shard_bounds(64, 2) == [(0, 32), (32, 64)]
+    assert shard_bounds(1, 1) == [(0, 1)]
+    assert default_num_workers() >= 1
+
+
+@pytest.mark.parametrize("b", [1, 7, 64])
+def test_identical_for_every_k_and_b(b):
+    """k = 1, 2, 3 workers give exactly the in-process env's trajectory (packed observations,
+    same-step autoreset), and table t's trajectory is the same for every B."""
+    ref = trajectory(MCRBatchEnv(b, observe="packed"))
+    assert sum(int(s["terminated"].sum()) for s in ref[1:]) >= b  # hands ended and re-dealt
+    for k in (1, 2, 3):
+        with ShardedBatchEnv(b, observe="packed", num_workers=k) as env:
+            assert env.num_workers == min(k, b)
+            assert_same(trajectory(env), ref)
+    # B-independence: the first table of every batch size plays the same game
+    small = table_rows(trajectory(MCRBatchEnv(1, observe="packed")), 1)
+    assert_same(table_rows(ref, 1), small)
+
+
+@pytest.mark.parametrize(
+    "observe, autoreset", [("all", "next_step"), ("acting", "same_step"), ("none", "disabled")]
+)
+def test_identical_other_modes_with_views(observe, autoreset):
+    """Other observation/autoreset modes, with ``copy_obs=False`` (read-only views into the
+    shared memory, compared step by step in lockstep since the next step overwrites them)."""
+    kw = {"observe": observe, "autoreset_mode": autoreset}
+    ref = MCRBatchEnv(5, **kw)
+    with ShardedBatchEnv(5, num_workers=2, copy_obs=False, **kw) as env:
+        a, b = ref.reset(seed=4), env.reset(seed=4)
+        assert_same([{"obs": a[0]}], [{"obs": b[0]}])
+        for t in range(STEPS):
+            act = per_game_actions(a[0], t)
+            a, b = ref.step(act), env.step(act)
+            assert_same([dict(zip("otrui", a))], [dict(zip("otrui", b))])
+        if observe != "none":
+            with pytest.raises(ValueError, match="read-only"):
+                b[0]["observation"][...] = 1.0
+        np.testing.assert_array_equal(env.observe(), ref.observe())
+        g, s = np.array([4, 0, 2]), np.array([3, 1, 0])
+        np.testing.assert_array_equal(env.observe(g, s), ref.observe(g, s))
+
+
+def test_match_mode_and_records_identical():
+    """16-hand matches (later hands seeded per table) and game records: the sharded records
+    equal the in-process ones (global table index in origin.game) and replay."""
+    cfg = RulesConfig(match="match")
+    ref_env = MCRBatchEnv(3, config=cfg, observe="packed")
+    ref_env.engine = GameRecorder(ref_env.engine)
+    ref = trajectory(ref_env, steps=300)
+    with ShardedBatchEnv(3, config=cfg, observe="packed", num_workers=2, record=True) as env:
+        got = trajectory(env, steps=300)
+        assert_same(got, ref)
+        recs = env.pop_records()
+        state = env.get_state()
+        results = env.hand_results()
+        text = env.render(2, seat=1)
+    ref_env.engine.pop_finished()  # matches are not over after 300 steps: compare open state
+    np.testing.assert_array_equal(state.match_scores, ref_env.engine.state.match_scores)
+    np.testing.assert_array_equal(state.hand_number, ref_env.engine.state.hand_number)
+    assert [r is None for r in results] == [r is None for r in ref_env.engine.last_hand_result]
+    assert text == ref_env.render(2, seat=1)
+    assert recs == []  # no match finished yet
+
+
+def test_single_hand_records_identical_and_replay():
+    ref_env = MCRBatchEnv(7, observe="none")
+    ref_env.engine = GameRecorder(ref_env.engine)
+    trajectory(ref_env, steps=STEPS)
+    want = sorted(
+        ref_env.engine.pop_finished(), key=lambda r: (r["origin"]["game"], r["origin"]["episode"])
+    )
+    with ShardedBatchEnv(7, observe="none", num_workers=3, record=True) as env:
+        trajectory(env, steps=STEPS)
+        got = sorted(env.pop_records(), key=lambda r: (r["origin"]["game"], r["origin"]["episode"]))
+    assert len(want) >= 7
+    assert got == want
+    # a record of a table of the last shard re-derives its seeded wall from the global index
+    last = next(r for r in got if r["origin"]["game"] == 6)
+    replay(last)
+
+
+def test_explicit_walls_and_errors():
+    from mcr_env.engine.walls import seeded_walls
+
+    walls = seeded_walls("official", 5, np.arange(4), np.zeros(4), np.zeros(4))
+    ref = MCRBatchEnv(4, observe="packed")
+    o_ref, _ = ref.reset(walls=walls[::-1])
+    with ShardedBatchEnv(4, observe="packed", num_workers=2) as env:
+        with pytest.raises(RuntimeError, match="reset"):
+            env.step(np.zeros((4, 4), dtype=np.int64))
+        o, _ = env.reset(walls=walls[::-1])
+        for k in o_ref:
+            np.testing.assert_array_equal(o[k], o_ref[k])
+        with pytest.raises(ValueError, match="rows"):
+            env.reset(walls=walls[:3])
+        with pytest.raises(TypeError, match="seed"):
+            env.reset(seed="1")
+        with pytest.raises(ValueError, match="shape"):
+            env.step(np.zeros((3, 4), dtype=np.int64))
+        with pytest.raises(TypeError, match="integer"):
+            env.step(np.zeros((4, 4)))
+        # an illegal action: the engine's message with the global table index; nothing changes
+        bad = per_game_actions(o, 0)
+        g = int(o["games"][-1])
+        s = int(o["seats"][-1])
+        legal = np.nonzero(o["action_mask"][g, s])[0]
+        bad[g, s] = next(a for a in range(235) if a not in legal)
+        with pytest.raises(ValueError) as got:
+            env.step(bad)
+        with pytest.raises(ValueError) as want:
+            ref.step(bad)
+        assert str(got.value) == str(want.value)
+        assert f"game {g}," in str(got.value)
+        a = per_game_actions(o, 0)
+        o2, r2, *_ = env.step(a)
+        o2_ref, r2_ref, *_ = ref.step(a)
+        np.testing.assert_array_equal(o2["observation"], o2_ref["observation"])
+    assert env.closed
+    with pytest.raises(RuntimeError, match="closed"):
+        env.reset(seed=1)
+    with pytest.raises(ValueError, match="num_workers"):
+        ShardedBatchEnv(4, num_workers=0)
+    with pytest.raises(ValueError, match="observe"):
+        ShardedBatchEnv(4, observe="bad")
+    assert isinstance(make_batch_env(2, num_workers=0, copy_obs=False), MCRBatchEnv)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is dead too: look at its state
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_killed_worker_raises_and_cleans_up():
+    env = ShardedBatchEnv(8, observe="packed", num_workers=3)
+    obs, _ = env.reset(seed=2)
+    pids = env.worker_pids
+    shm_path = f"/dev/shm/{env._shm.name}"
+    assert os.path.exists(shm_path) and all(_alive(p) for p in pids)
+    os.kill(pids[1], signal.SIGKILL)
+    time.sleep(0.2)
+    with pytest.raises(WorkerError, match=r"worker 1 .*tables 3\.\.5.*SIGKILL"):
+        env.step(per_game_actions(obs, 0))
+    assert env.closed
+    assert not any(_alive(p) for p in pids)
+    assert not os.path.exists(shm_path)
+    assert not [p for p in mp.active_children() if p.name.startswith("mcr-shard")]
+    with pytest.raises(RuntimeError, match="closed"):
+        env.step(per_game_actions(obs, 0))
+
+
+def test_engine_first_game_deals_the_games_of_the_whole_batch():
+    from mcr_env.engine import MCREngine
+
+    whole, part = MCREngine(7), MCREngine(3, first_game=4)
+    whole.reset(seed=9)
+    part.reset(seed=9)
+    np.testing.assert_array_equal(part.state.wall, whole.state.wall[4:])
+    np.testing.assert_array_equal(part.legal_mask, whole.legal_mask[4:])
+    with pytest.raises(ValueError, match="first_game"):
+        MCREngine(3, first_game=-1)
+    with pytest.raises(TypeError, match="first_game"):
+        MCREngine(3, first_game=1.0)
