@@ -125,6 +125,19 @@ class PPOConfig:
     """normalise advantages per minibatch."""
     checkpoint_every: int = 10
     """save a checkpoint every this many iterations (and always at the end)."""
+    backend: str = "inprocess"
+    """where rollouts run: ``inprocess`` (this machine's batch env, sharded over
+    ``num_workers``) or ``ray`` (Ray actors, :mod:`baselines.distributed`)."""
+    num_workers: int = -1
+    """worker processes of the rollout env (``mcr_env.envs.sharded``): -1 = one per CPU this
+    process may use, 0 = in this process; ``backend: ray``: per actor (-1 = 0 there)."""
+    device: str = "auto"
+    """torch device of the learner and of the inferences (``auto`` = CUDA when present)."""
+    ray_actors: int = 2
+    """``backend: ray``: rollout actors (the tables are split into one range per actor)."""
+    ray_address: str = ""
+    """``backend: ray``: ``ray.init(address=...)`` of an existing cluster (``auto`` on a cluster
+    node, ``ray://HEAD:10001``); empty = start a local Ray instance."""
 
 
 @dataclass(frozen=True)

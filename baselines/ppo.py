@@ -40,60 +40,41 @@ from tqdm import tqdm
 
 from baselines.config import EnvConfig, PPOConfig
 from baselines.network import PolicyValueNet, save_checkpoint
+from baselines.rollout import collect_rollout, resolve_device
 
-__all__ = ["rollout", "per_seat_gae", "train_ppo"]
+__all__ = ["rollout", "per_seat_gae", "train_ppo", "sample_seed"]
 
 
 def rollout(
-    net: PolicyValueNet, env, seed: int, gen: torch.Generator
+    net: PolicyValueNet, env, seed: int, gen: torch.Generator, device: str = "cpu"
 ) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """Play one batch of hands to the end with the shared policy, sampling actions.
+    """Play one batch of hands to the end with the shared policy, sampling actions
+    (:func:`baselines.rollout.collect_rollout`: one batched forward pass per step for all
+    acting seats of all tables and shards; draws keyed by (seed, table, seat, step)).
 
     Args:
         net: the policy (eval mode).
-        env: a :class:`mcr_env.envs.batch.MCRBatchEnv` with ``autoreset_mode="disabled"``,
+        env: a :class:`mcr_env.envs.batch.MCRBatchEnv` or
+            :class:`mcr_env.envs.sharded.ShardedBatchEnv` with ``autoreset_mode="disabled"``,
             ``observe="packed"`` and the ``settlement`` reward.
         seed: seed of the deal.
-        gen: torch generator for action sampling.
+        gen: torch generator; one draw from it seeds the action sampling.
+        device: device of ``net``.
 
     Returns:
         ``(buffer, points)``: buffer arrays of T stored transitions (``obs (T, C, 34)
         float32``, ``mask (T, 235) bool``, ``action (T,) int64``, ``logprob (T,) float32``,
-        ``value (T,) float32``, ``key (T,) int64`` = game * 4 + seat, in time order) and the
-        hands' rewards summed per seat ``(B, 4) float64`` (settlement points).
+        ``value (T,) float32``, ``key (T,) int64`` = game * 4 + seat, ``step (T,) int64``, in
+        time order) and the hands' rewards summed per seat ``(B, 4) float64`` (settlement
+        points).
     """
-    obs, _ = env.reset(seed=seed)
-    b = env.num_tables
-    buf: dict[str, list] = {k: [] for k in ("obs", "mask", "action", "logprob", "value", "key")}
-    points = np.zeros((b, 4), dtype=np.float64)
-    terminated = np.zeros(b, dtype=bool)
-    while not bool(terminated.all()):
-        games, seats = obs["games"], obs["seats"]
-        masks = obs["action_mask"][games, seats]
-        actions = np.zeros((b, 4), dtype=np.int64)
-        free = masks.sum(axis=1) > 1
-        forced = ~free
-        if forced.any():
-            actions[games[forced], seats[forced]] = masks[forced].argmax(axis=1)
-        if free.any():
-            g, s, m = games[free], seats[free], masks[free]
-            o = obs["observation"][free]
-            with torch.no_grad():
-                logits, values = net(torch.from_numpy(o), torch.from_numpy(m))
-                a = torch.multinomial(torch.softmax(logits, dim=1), 1, generator=gen)[:, 0]
-                logp = Categorical(logits=logits).log_prob(a)
-            actions[g, s] = a.numpy()
-            buf["obs"].append(o)
-            buf["mask"].append(m)
-            buf["action"].append(a.numpy().astype(np.int64))
-            buf["logprob"].append(logp.numpy())
-            buf["value"].append(values.numpy())
-            buf["key"].append((g * 4 + s).astype(np.int64))
-        obs, rewards, term, _, _ = env.step(actions)
-        terminated |= term
-        points += rewards
-    out = {k: np.concatenate(v) for k, v in buf.items()}
-    return out, points
+    buf, points, _ = collect_rollout(net, env, seed, sample_seed(gen), device)
+    return buf, points
+
+
+def sample_seed(gen: torch.Generator) -> int:
+    """One seed for :func:`baselines.rollout.counter_uniform` drawn from ``gen``."""
+    return int(torch.randint(0, 2**62, (1,), generator=gen).item())
 
 
 def per_seat_gae(
@@ -157,24 +138,75 @@ def train_ppo(
         checkpoint_dir: where ``ppo_<iteration>.pt`` checkpoints go (None = no checkpoints).
 
     Raises:
-        ValueError: ``cfg.iterations < 0`` or ``cfg.num_envs < 1``.
+        ValueError: ``cfg.iterations < 0``, ``cfg.num_envs < 1`` or an unknown ``cfg.backend``.
     """
-    from mcr_env.engine.config import RulesConfig
-    from mcr_env.envs.batch import MCRBatchEnv
-
     if cfg.iterations < 0 or cfg.num_envs < 1:
         raise ValueError(f"iterations must be >= 0 and num_envs >= 1, got {cfg}")
+    if cfg.backend not in ("inprocess", "ray"):
+        raise ValueError(f"ppo.backend {cfg.backend!r} not valid; valid: inprocess, ray")
     # ---- seeding
     gen = torch.Generator().manual_seed(seed)
     rng = np.random.default_rng(seed)
-    batch_env = MCRBatchEnv(
+    dev = resolve_device(cfg.device)
+    net.to(dev)
+    rollouts = _rollout_backend(net, cfg, env, dev)
+    try:
+        return _train(
+            net, cfg, env, seed, writer, checkpoint_dir, progress, gen, rng, dev, rollouts
+        )
+    finally:
+        rollouts.close()
+        net.cpu()
+
+
+class _LocalRollouts:
+    """The in-process backend: one batch env on this machine (sharded over worker processes
+    when ``num_workers`` != 0)."""
+
+    def __init__(self, cfg: PPOConfig, env: EnvConfig, dev: torch.device):
+        from mcr_env.engine.config import RulesConfig
+        from mcr_env.envs.sharded import default_num_workers, make_batch_env
+
+        workers = default_num_workers() if cfg.num_workers < 0 else cfg.num_workers
+        self.env = make_batch_env(
+            cfg.num_envs,
+            workers,
+            config=RulesConfig.from_dict(dict(env.rules)),
+            encoder=env.encoder,
+            reward="settlement",
+            autoreset_mode="disabled",
+            observe="packed",
+            copy_obs=False,
+        )
+        self.dev = dev
+
+    def collect(self, net, seed: int, sample_seed: int):
+        return collect_rollout(net, self.env, seed, sample_seed, self.dev)
+
+    def close(self) -> None:
+        if hasattr(self.env, "close"):
+            self.env.close()
+
+
+def _rollout_backend(net: PolicyValueNet, cfg: PPOConfig, env: EnvConfig, dev: torch.device):
+    if cfg.backend == "inprocess":
+        return _LocalRollouts(cfg, env, dev)
+    from baselines.distributed import RayRollouts
+    from mcr_env.engine.config import RulesConfig
+
+    return RayRollouts(
         cfg.num_envs,
-        config=RulesConfig.from_dict(dict(env.rules)),
-        encoder=env.encoder,
-        reward="settlement",
-        autoreset_mode="disabled",
-        observe="packed",
+        net,
+        {"config": RulesConfig.from_dict(dict(env.rules)), "encoder": env.encoder},
+        num_actors=cfg.ray_actors,
+        workers_per_actor=max(cfg.num_workers, 0),
+        address=cfg.ray_address or None,
+        device=cfg.device,
     )
+
+
+def _train(net, cfg, env, seed, writer, checkpoint_dir, progress, gen, rng, dev, rollouts) -> dict:
+    """The iterations of :func:`train_ppo` (rollouts from ``rollouts.collect``)."""
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
     net.eval()  # BatchNorm statistics stay frozen (see module docstring)
     global_step = 0
@@ -186,28 +218,28 @@ def train_ppo(
             frac = 1.0 - (iteration - 1.0) / cfg.iterations
             optimizer.param_groups[0]["lr"] = frac * cfg.lr
         # ---- rollout: complete hands
-        buf, points = rollout(net, batch_env, seed * 100_003 + iteration, gen)
+        deal = seed * 100_003 + iteration
+        buf, points, winners = rollouts.collect(net, deal, sample_seed(gen))
         t = len(buf["action"])
         global_step += t
         final_reward = (points.reshape(-1) * env.reward_scale).astype(np.float64)
         adv, ret = per_seat_gae(buf["key"], buf["value"], final_reward, cfg.gamma, cfg.gae_lambda)
-        winners = batch_env.engine.state.winner
         won = winners >= 0
         win_pts = points[np.nonzero(won)[0], winners[won]] if won.any() else np.zeros(0)
 
         # ---- update
-        obs_t = torch.from_numpy(buf["obs"])
-        mask_t = torch.from_numpy(buf["mask"])
-        act_t = torch.from_numpy(buf["action"])
-        logp_t = torch.from_numpy(buf["logprob"])
-        val_t = torch.from_numpy(buf["value"])
-        adv_t = torch.from_numpy(adv)
-        ret_t = torch.from_numpy(ret)
+        obs_t = torch.from_numpy(buf["obs"]).to(dev)
+        mask_t = torch.from_numpy(buf["mask"]).to(dev)
+        act_t = torch.from_numpy(buf["action"]).to(dev)
+        logp_t = torch.from_numpy(buf["logprob"]).to(dev)
+        val_t = torch.from_numpy(buf["value"]).to(dev)
+        adv_t = torch.from_numpy(adv).to(dev)
+        ret_t = torch.from_numpy(ret).to(dev)
         clipfracs = []
         for _epoch in range(cfg.update_epochs):
             order = rng.permutation(t)
             for s in range(0, t, cfg.minibatch_size):
-                mb = torch.from_numpy(order[s : s + cfg.minibatch_size])
+                mb = torch.from_numpy(order[s : s + cfg.minibatch_size]).to(dev)
                 logits, newvalue = net(obs_t[mb], mask_t[mb])
                 dist = Categorical(logits=logits)
                 newlogp = dist.log_prob(act_t[mb])

@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-DEFAULT_BLOCK_ROWS = 128
+DEFAULT_BLOCK_ROWS = 64
 """Rows per forward pass of :func:`forward_blocks` in the rollouts."""
 BUFFER_KEYS = ("obs", "mask", "action", "logprob", "value", "key", "step")
 

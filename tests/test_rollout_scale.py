@@ -3,12 +3,15 @@ over split table ranges and on Ray actors (local instance) for the same seeds.""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
 
-from baselines.config import NetworkConfig
+from baselines.config import EnvConfig, NetworkConfig, PPOConfig
 from baselines.network import PolicyValueNet
+from baselines.ppo import train_ppo
 from baselines.rollout import (
     collect_rollout,
     counter_uniform,
@@ -101,7 +104,41 @@ def test_rollout_is_the_same_for_any_split(reference):
         assert_rollouts_equal(collect_rollout(net, env, 3, 8, block_rows=BLOCK), ref)
 
 
-def test_ray_backend_matches_in_process(reference):
+PPO_CFG = PPOConfig(iterations=2, num_envs=5, update_epochs=1, minibatch_size=64, num_workers=0)
+
+
+def ppo_run(**overrides) -> tuple[dict, dict]:
+    """Two PPO iterations from the same small net; returns (summary without timing, weights)."""
+    net = small_net()
+    summary = train_ppo(net, replace(PPO_CFG, **overrides), EnvConfig(), seed=4, progress=False)
+    summary.pop("seconds")
+    return summary, {k: v.clone() for k, v in net.state_dict().items()}
+
+
+def assert_same_training(a, b) -> None:
+    np.testing.assert_equal(a[0], b[0])  # NaN statistics (no win yet) compare equal
+    assert a[1].keys() == b[1].keys()
+    for k in a[1]:
+        assert torch.equal(a[1][k], b[1][k]), k
+
+
+@pytest.fixture(scope="module")
+def ppo_reference(one_torch_thread):
+    return ppo_run()
+
+
+def test_ppo_num_workers_2_matches_in_process(ppo_reference):
+    """PPO smoke run with the rollout env sharded over 2 workers: the same statistics and the
+    same trained weights as the in-process env."""
+    assert ppo_reference[0]["iteration"] == 2 and ppo_reference[0]["decisions"] > 0
+    assert_same_training(ppo_run(num_workers=2), ppo_reference)
+    with pytest.raises(ValueError, match="backend"):
+        ppo_run(backend="spark")
+
+
+def test_ray_backend_matches_in_process(reference, ppo_reference):
+    """On a local Ray instance: RayRollouts over 2 actors gives the in-process rollout, and PPO
+    with ``backend: ray`` the in-process statistics and weights (one Ray start for both)."""
     import ray  # the optional extra "ray", installed by `make test`
 
     from baselines.distributed import RayRollouts
@@ -115,5 +152,7 @@ def test_ray_backend_matches_in_process(reference):
             assert_rollouts_equal(rr.collect(net, 3, 8), ref)
         finally:
             rr.close()
+        assert ray.is_initialized()  # not started by RayRollouts: left running
+        assert_same_training(ppo_run(backend="ray", ray_actors=2), ppo_reference)
     finally:
         ray.shutdown()

@@ -154,7 +154,8 @@ class RayRollouts:
             raise ValueError(f"num_actors must be >= 1, got {num_actors}")
         ray = import_ray()
         self._ray = ray
-        if not ray.is_initialized():
+        self._own_ray = not ray.is_initialized()  # shut down in close() if started here
+        if self._own_ray:
             ray.init(
                 address=address or None,
                 num_cpus=None if address else num_cpus,
@@ -209,7 +210,7 @@ class RayRollouts:
         return buf, points, winners
 
     def close(self) -> None:
-        """Stop the actors (and their env workers)."""
+        """Stop the actors (and their env workers); shut Ray down if it was started here."""
         ray = self._ray
         for a in self.actors:
             try:
@@ -218,3 +219,6 @@ class RayRollouts:
                 pass
             ray.kill(a)
         self.actors = []
+        if self._own_ray and ray.is_initialized():
+            ray.shutdown()
+        self._own_ray = False
