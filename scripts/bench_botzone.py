@@ -7,19 +7,21 @@ Prints one JSON line per measurement with the machine, versions and commit::
     .venv/bin/python scripts/bench_botzone.py duplicate --cmd "python tiny_bot.py" --io simple \\
         --walls 200
 
-``export``: a default-size policy (random weights) exported as a zip; ``startup_s`` is the
-wall time of ``python bot.zip --once`` answering its first request (median of 5 runs),
-``decision_ms_*`` the time of the bot's answers at its decisions over ``--games`` self-play
-games in one process importing only the zip (numpy). ``duplicate``: ``--agent`` (default
-``rule``) against three copies of the ``--cmd`` bot (keep-running when it supports it) on
-``--walls`` walls x 4 rotations; ``ours_ms_per_decision`` is our agent's time per decision,
-``bot_ms_*`` the outside bot's answer times (round trip through its pipes).
+``export``: a default-size policy (random weights) exported as a zip; ``startup_s`` /
+``startup_cpu_s`` are the wall / CPU time of ``python bot.zip --once`` answering its first
+request (median of 5 runs), ``decision_ms_*`` / ``decision_cpu_ms_*`` the wall / CPU time of the
+bot's answers at its decisions over ``--games`` self-play games in one process importing only
+the zip (numpy); on a loaded machine the CPU times are the ones to read. ``duplicate``:
+``--agent`` (default ``rule``) against three copies of the ``--cmd`` bot (keep-running when it
+supports it) on ``--walls`` walls x 4 rotations; ``ours_ms_per_decision`` is our agent's time
+per decision, ``bot_ms_*`` the outside bot's answer times (round trip through its pipes).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -48,15 +50,16 @@ games = int(sys.argv[2])
 eng = MCREngine(games, BOTZONE_RULES)
 eng.reset(seed=1)
 bots = [[BotzoneBot(agent) for _ in range(4)] for _ in range(games)]
-times = []
+times, cpu = [], []
 def respond(g, s, line):
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     r = bots[g][s].respond(line)
     if r != "PASS":
         times.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
     return r
 play_through_protocol(eng, respond)
-print(json.dumps(times))
+print(json.dumps([times, cpu]))
 """
 
 
@@ -87,9 +90,10 @@ def bench_export(games: int) -> dict:
     net = PolicyValueNet(get_encoder("planes-v0").num_channels).eval()
     with tempfile.TemporaryDirectory() as d:
         zpath = export_submission(net, Path(d) / "bot.zip")
-        starts = []
+        starts, start_cpu = [], []
         for _ in range(5):
             t = time.perf_counter()
+            c = resource.getrusage(resource.RUSAGE_CHILDREN)
             subprocess.run(
                 [sys.executable, str(zpath), "--once"],
                 input="1\n0 1 0\n",
@@ -97,24 +101,30 @@ def bench_export(games: int) -> dict:
                 text=True,
                 check=True,
             )
+            c2 = resource.getrusage(resource.RUSAGE_CHILDREN)
             starts.append(time.perf_counter() - t)
+            start_cpu.append(c2.ru_utime + c2.ru_stime - c.ru_utime - c.ru_stime)
         out = subprocess.run(
             [sys.executable, "-c", SELFPLAY, str(zpath), str(games)],
             capture_output=True,
             text=True,
             check=True,
         )
-        times = np.array(json.loads(out.stdout.strip().splitlines()[-1])) * 1e3
+        wall, cpu = (np.array(x) * 1e3 for x in json.loads(out.stdout.strip().splitlines()[-1]))
         size = zpath.stat().st_size
     return {
         "bench": "botzone_export",
         "zip_kib": size // 1024,
         "startup_s": statistics.median(starts),
+        "startup_cpu_s": statistics.median(start_cpu),
         "games": games,
-        "decisions": int(times.size),
-        "decision_ms_mean": float(times.mean()),
-        "decision_ms_p99": float(np.percentile(times, 99)),
-        "decision_ms_max": float(times.max()),
+        "decisions": int(wall.size),
+        "decision_ms_mean": float(wall.mean()),
+        "decision_ms_p99": float(np.percentile(wall, 99)),
+        "decision_ms_max": float(wall.max()),
+        "decision_cpu_ms_mean": float(cpu.mean()),
+        "decision_cpu_ms_p99": float(np.percentile(cpu, 99)),
+        "decision_cpu_ms_max": float(cpu.max()),
     }
 
 
