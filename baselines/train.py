@@ -68,8 +68,36 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
+def validate(cfg: RunConfig) -> None:
+    """Check what :func:`run` would otherwise find wrong only after creating the run directory
+    (the encoder id, the engine rules, the evaluation opponents and seat permutations).
+
+    Raises:
+        ValueError / TypeError: the first bad value, naming its config key.
+    """
+    from mcr_env.encoding import get_encoder
+    from mcr_env.engine.config import RulesConfig
+    from mcr_env.eval import seat_permutations
+
+    for key, check in (
+        ("env.encoder", lambda: get_encoder(cfg.env.encoder)),
+        ("env.rules", lambda: RulesConfig.from_dict(dict(cfg.env.rules))),
+        ("eval.permutations", lambda: seat_permutations(cfg.eval.permutations)),
+    ):
+        try:
+            check()
+        except (TypeError, ValueError, KeyError) as e:
+            raise type(e)(f"config {key}: {e}") from e
+    for name in cfg.eval.opponents:
+        if name not in ("random", "rule"):
+            raise ValueError(
+                f"config eval.opponents: unknown opponent {name!r}; valid: random, rule"
+            )
+
+
 def run(cfg: RunConfig, progress: bool = True) -> dict:
-    """Run the whole job for ``cfg``; returns ``{"run_dir", "results", "meta"}``."""
+    """Run the whole job for ``cfg``; returns ``{"run_dir", "results", "meta"}``. The config
+    is checked (:func:`validate`) before anything is written."""
     from torch.utils.tensorboard import SummaryWriter
 
     from baselines.agents import RandomAgent, RuleBasedAgent, TorchPolicyAgent
@@ -79,6 +107,7 @@ def run(cfg: RunConfig, progress: bool = True) -> dict:
     from mcr_env.engine.config import RulesConfig
     from mcr_env.eval import duplicate_evaluate, json_safe, results_table, write_results
 
+    validate(cfg)
     t_start = time.time()
     seed_everything(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)

@@ -144,11 +144,15 @@ def test_shaping_telescopes_with_shanten():
 
 
 def test_gymnasium_check_env_and_registration():
-    # check_env steps with action_space.sample(), ignoring the mask: punish instead of raise
-    env = gym.make("mcr_env/MCR-v0", illegal_action="penalize")
+    # check_env steps with action_space.sample(), ignoring the mask: as shipped, the learner's
+    # illegal actions are punished (Gymnasium's convention); "raise" is one keyword away
+    env = gym.make("mcr_env/MCR-v0")
     assert isinstance(env.unwrapped, MCREnv)
     assert env.unwrapped.engine.config.illegal_action == "penalize"
-    assert gym.make("mcr_env/MCR-v0").unwrapped.engine.config.illegal_action == "raise"
+    assert (
+        gym.make("mcr_env/MCR-v0", illegal_action="raise").unwrapped.engine.config.illegal_action
+        == "raise"
+    )
     check_env(env.unwrapped)
     doc = MCREnv.__doc__
     for section in (
@@ -239,14 +243,19 @@ def _illegal_action(mask) -> int:
     return int(np.flatnonzero(np.asarray(mask) == 0)[0])
 
 
-def test_illegal_action_raises_by_default_everywhere():
-    """Project policy: an illegal action raises ValueError naming game, seat and action."""
+def test_illegal_action_raise_is_one_keyword_away():
+    """``illegal_action="raise"``: an illegal action raises ValueError naming game, seat and
+    action (the native batch env's default; the Gymnasium envs punish by default)."""
     env = MCREnv(learner_seat=2)
     obs, _ = env.reset(seed=1)
     a = _illegal_action(obs["action_mask"])
+    _, r, term, _, info = env.step(a)  # default: punished, the hand ends
+    assert term and r == -30 and info["settlement"].tolist() == [10, 10, -30, 10]
+    env = MCREnv(learner_seat=2, illegal_action="raise")
+    obs, _ = env.reset(seed=1)
     with pytest.raises(ValueError, match=rf"illegal action {a} .*game 0, seat 2"):
         env.step(a)
-    venv = MCRVectorEnv(num_envs=3)
+    venv = MCRVectorEnv(num_envs=3, illegal_action="raise")
     obs, _ = venv.reset(seed=1)
     acts = random_legal_actions(obs["action_mask"].astype(bool), np.random.default_rng(0))
     acts[1] = _illegal_action(obs["action_mask"][1])
@@ -258,14 +267,14 @@ def test_illegal_action_raises_by_default_everywhere():
     assert not obs["action_mask"][0, 0, 1]
     with pytest.raises(ValueError, match=r"illegal action 1 .*game 0, seat 0"):
         benv.step(acts)
-    e = pz_env()
+    e = pz_env(illegal_action="raise")
     e.reset(seed=1)
     agent = e.agent_selection
     a = _illegal_action(e.observe(agent)["action_mask"])
     seat = int(agent.split("_")[1])
     with pytest.raises(ValueError, match=rf"illegal action {a} .*game 0, seat {seat}"):
         e.step(a)
-    p = parallel_env()
+    p = parallel_env(illegal_action="raise")
     obs, _ = p.reset(seed=1)
     acts = {ag: _illegal_action(o["action_mask"]) for ag, o in obs.items()}
     with pytest.raises(ValueError, match=r"illegal action .*game 0, seat 0"):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
+from test_envs_usage import _heavenly_wall, _hu_first
 
 from baselines.agents import RuleBasedAgent
 from mcr_env.envs.common import RandomPolicy, random_legal_actions
@@ -45,33 +46,36 @@ def test_vector_terminal_info_belongs_to_the_finished_hand():
 
 
 def test_vector_redeals_reported_on_autoreset():
-    """Opponents that sometimes answer illegally (punished: the hand ends) end some hands before
-    the learner's first decision; those re-deals now appear at the autoreset step, as at reset."""
-
-    class Sloppy:
-        needs_obs = False
-        needs_view = False
-
-        def __init__(self):
-            self.rng = np.random.default_rng(3)
-
-        def act(self, obs, mask, view=None):
-            a = random_legal_actions(mask, self.rng)
-            bad = (~mask[:, 0]) & (self.rng.random(len(a)) < 0.05)
-            return np.where(bad, 0, a)  # Pass where Pass is not legal
-
-    venv = MCRVectorEnv(num_envs=16, opponents=Sloppy(), learner_seat=3, illegal_action="penalize")
+    """A hand that ends before the learner's first decision is re-dealt at an autoreset as at
+    reset; the re-deal now appears in that step's ``info["redeals"]``. Scenario: the first
+    autoreset deal is the dealer's Nine Gates on the first draw (the engine's reset is wrapped
+    to deal that wall once), the dealer an opponent that declares Hu."""
+    venv = MCRVectorEnv(num_envs=2, learner_seat=1, opponents=_hu_first)
     obs, info = venv.reset(seed=0)
+    assert info["redeals"].tolist() == [0, 0]
+    eng = venv.engine
+    plain_reset = eng.reset
+    injected = []
+
+    def reset(seed=None, walls=None, games=None):
+        if games is not None and walls is None and not injected:
+            injected.append(np.flatnonzero(games).tolist())
+            n = int(np.count_nonzero(games))
+            return plain_reset(walls=np.tile(_heavenly_wall(), (n, 1)), games=games)
+        return plain_reset(seed=seed, walls=walls, games=games)
+
+    eng.reset = reset
     rng = np.random.default_rng(1)
-    at_autoreset = 0
-    for _ in range(60):
+    for _ in range(300):
         obs, r, term, _, info = venv.step(random_legal_actions(obs["action_mask"] == 1, rng))
         if term.any():
-            assert (info["redeals"][~term] == 0).all() and info[
-                "_redeals"
-            ].tolist() == term.tolist()
-            at_autoreset += int(info["redeals"][term].sum())
-    assert at_autoreset > 0
+            assert info["_redeals"].tolist() == term.tolist()
+            assert (info["redeals"][~term] == 0).all()
+            rows = injected[0]
+            assert info["redeals"][rows].tolist() == [1] * len(rows)  # the Nine Gates hand
+            assert (obs["action_mask"][rows].sum(axis=1) > 0).all()  # learner decides again
+            return
+    raise AssertionError("no table finished its hand in 300 steps")
 
 
 # ------------------------------------------------------------------ opponent spec strings
@@ -156,3 +160,14 @@ def test_sb3_vecenv_follows_sb3_conventions():
             dones_seen += 1
         seat = ref_info["learner_seat"].copy()
     assert dones_seen > 5
+
+
+# ------------------------------------------------------------------ ecosystem checkers
+@pytest.mark.parametrize("kwargs", [{}, {"match": True}, {"opponents": "rule"}])
+def test_gymnasium_and_sb3_checkers_pass_as_shipped(kwargs):
+    """Reproducer: both checkers raised on the default env (a sampled, unmasked action)."""
+    from gymnasium.utils.env_checker import check_env
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    check_env(gym.make("mcr_env/MCR-v0", **kwargs).unwrapped)
+    sb3_check_env(gym.make("mcr_env/MCR-v0", **kwargs).unwrapped, warn=False)

@@ -276,7 +276,7 @@ def test_illegal_opponent_action_names_the_opponent_policy():
     ):
         venv.reset(seed=0)
     # the learner's own illegal action keeps the engine's message (no opponent named)
-    env = MCREnv(learner_seat=0, opponents=_hu_first)
+    env = MCREnv(learner_seat=0, opponents=_hu_first, illegal_action="raise")
     obs, _ = env.reset(seed=0)
     with pytest.raises(ValueError, match=r"illegal action 0 for game 0, seat 0") as err:
         env.step(0)

@@ -2,8 +2,10 @@
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 
+import pytest
 import torch
 import yaml
 
@@ -92,3 +94,25 @@ def test_train_then_evaluate_smoke(tmp_path, capsys):
         ]
     )
     assert (ev.points == ev2.points).all()
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("env.encoder=nope", "config env.encoder: unknown encoder"),
+        ("env.rules={wall_layout: hexagonal}", "config env.rules: RulesConfig.wall_layout"),
+        ("eval.opponents=[rule, wizard]", "config eval.opponents: unknown opponent 'wizard'"),
+        ("eval.permutations=some", "config eval.permutations"),
+    ],
+)
+def test_bad_config_leaves_no_run_directory(tmp_path, override, message):
+    """Reproducer: a bad --set passed load_config, and run() created runs/<name>-<time>/
+    before failing on it (junk run directories left behind)."""
+    from baselines.config import load_config
+    from baselines.train import run
+
+    runs = tmp_path / "runs"
+    cfg = load_config(None, [f"runs_dir={runs}", "bc.hands=0", "ppo.iterations=0", override])
+    with pytest.raises((ValueError, TypeError), match=re.escape(message)):
+        run(cfg, progress=False)
+    assert not runs.exists()

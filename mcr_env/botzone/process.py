@@ -248,6 +248,7 @@ class BotzoneProcessAgent:
     needs_obs = False
     needs_view = False
     needs_ids = True  # act() is told the (game, seat) of each row
+    penalized_by_engine = True  # an illegal answer is an offence the engine punishes (envs)
 
     def __init__(
         self, cmd, io: str = "json", timeout: float = 5.0, name: str | None = None, env=None

@@ -9,7 +9,9 @@ Seats are relative to the observer: r = 0 self, 1 next (downstream), 2 across, 3
 (``hand``, ``drawn_tile``, ``angang_tile`` of that seat): another seat's concealed kong counts
 (``angang_count``) but its tile does not appear. ``oracle-v0`` = ``planes-v0`` followed by pieces
 of scope ``"oracle"`` (other hands, other concealed kongs, the wall); it is for oracle-guided
-training only, never for acting in evaluation.
+training only, never for acting in evaluation. ``planes-v1`` = ``planes-v0`` followed by the
+match context (hand number in the match, each player's running score; public), for 16-hand
+matches (RULES.md §4); ``planes-v0`` stays byte-identical.
 """
 
 from __future__ import annotations
@@ -744,16 +746,79 @@ def make_oracle_v0() -> Encoder:
 
 def make_reference(encoder_id: str) -> Encoder:
     """The same channels as ``encoder_id`` ("planes-v0" or "oracle-v0") filled piece by piece by
-    the readable reference functions (slow; for tests of the fused path).
+    the readable reference functions (slow; for tests of the fused path; also "planes-v1").
 
     Raises:
         ValueError: another id.
     """
-    pieces = {"planes-v0": _planes_pieces, "oracle-v0": lambda: _planes_pieces() + _oracle_pieces()}
+    pieces = {
+        "planes-v0": _planes_pieces,
+        "oracle-v0": lambda: _planes_pieces() + _oracle_pieces(),
+        "planes-v1": lambda: _planes_pieces() + _match_pieces(),
+    }
     if encoder_id not in pieces:
-        raise ValueError(f"no reference for {encoder_id!r}; valid: planes-v0, oracle-v0")
+        raise ValueError(f"no reference for {encoder_id!r}; valid: {', '.join(pieces)}")
     return Encoder(encoder_id, pieces[encoder_id](), "reference implementation")
+
+
+# --------------------------------------------------------------------------- planes-v1: match
+SCORE_SCALE = 100.0
+"""Running match scores are given in hundreds of points, clipped to +-SCORE_CLIP."""
+SCORE_CLIP = 20.0
+
+
+def _fill_match_hand(ctx, out):
+    h = ctx.state.hand_number[ctx.games].astype(np.intp)
+    out[np.arange(h.shape[0]), h] = 1.0
+
+
+def _fill_match_scores(ctx, out):
+    s = ctx.state
+    g = ctx.games
+    abs_seat = (ctx.seats[:, None] + np.arange(4)[None, :]) % 4  # (N, 4) seat at relative r
+    players = s.player_at_seat[g[:, None], abs_seat].astype(np.intp)  # (N, 4)
+    scores = s.match_scores[g[:, None], players].astype(np.float32) / SCORE_SCALE
+    out[:] = np.clip(scores, -SCORE_CLIP, SCORE_CLIP)[:, :, None]
+
+
+def _match_pieces() -> list[Piece]:
+    P = Piece
+    return [
+        P(
+            "match_hand",
+            16,
+            "public",
+            0,
+            1,
+            "hand number in the match 1..16, one-hot broadcast (single hands: hand 1)",
+            _fill_match_hand,
+        ),
+        P(
+            "match_scores",
+            4,
+            "public",
+            -SCORE_CLIP,
+            SCORE_CLIP,
+            "channel r: running match score of the player at relative seat r, points / 100, "
+            "clipped to +-20 (broadcast)",
+            _fill_match_scores,
+        ),
+    ]
+
+
+PLANES_V1_DESCRIPTION = (
+    "planes-v0 followed by the match context: hand number in the match and every player's "
+    "running score (seats relative to the observer); seat and prevalent winds are planes-v0's. "
+    "For 16-hand matches (RULES.md §4); in single hands hand 1 and zero scores."
+)
+
+
+def make_planes_v1() -> Encoder:
+    """The ``planes-v1`` encoder (C = 95): ``planes-v0`` channels first (byte-identical), then
+    ``match_hand`` (16) and ``match_scores`` (4)."""
+    return _PlanesEncoder("planes-v1", _planes_pieces() + _match_pieces(), PLANES_V1_DESCRIPTION)
 
 
 register_encoder("planes-v0", make_planes_v0)
 register_encoder("oracle-v0", make_oracle_v0)
+register_encoder("planes-v1", make_planes_v1)

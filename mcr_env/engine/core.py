@@ -24,7 +24,7 @@ games selected by ``step(actions, games=...)``):
   at least one option besides Pass (``to_act``) and passes a round nobody can answer
   automatically inside the same step (no decision is created); ``"all"`` asks all three
   non-discarders in every round, a seat without an option getting a Pass-only mask. A seat that
-  can Hu may claim Peng, Gang or Chi instead (RULES.md §2; the Botzone judge accepts it). Chi,
+  can Hu may claim Peng, Gang or Chi instead (docs/rules.md §2; the Botzone judge accepts it). Chi,
   Peng and Gang need a tile left after the discarder (the last discard may only be won); Gang
   also a replacement tile for the claimer.
 * ``Phase.ROB`` -- after a BuGang, seats that can win on the added tile answer Hu or Pass (with
@@ -1084,7 +1084,7 @@ class MCREngine:
         if not rob3.all():
             nxt = (dd + 1) % 4
             # last discard (no tile after the discarder): only Hu. A seat that can Hu may claim
-            # instead (RULES.md §2)
+            # instead (docs/rules.md §2)
             claim_ok = (st.tiles_left[gg, nxt] > 0) & ~rob3
             peng = claim_ok & (cnt >= 2)
             gang = claim_ok & (cnt == 3) & (st.tiles_left[gg, ss] > 0)

@@ -48,30 +48,35 @@ def observation_space(encoder) -> spaces.Dict:
     )
 
 
-def _rules(config: RulesConfig | dict | None, illegal_action: str | None) -> RulesConfig:
+def _rules(
+    config: RulesConfig | dict | None, illegal_action: str | None, match: bool | None = None
+) -> RulesConfig:
     """The engine config of an env: ``config`` (default ``RulesConfig()``) with
-    ``illegal_action`` overriding ``config.illegal_action`` when given (None keeps it; the
-    default of ``RulesConfig`` is "raise").
+    ``illegal_action`` overriding ``config.illegal_action`` when given (None keeps it) and
+    ``match`` (True: 16-hand matches, RULES.md §4; False: single hands; None keeps
+    ``config.match``).
 
     Raises:
-        ValueError: unknown ``illegal_action``, or ``config.match`` is not "hand".
-        TypeError: ``config`` is neither a RulesConfig nor a dict.
+        ValueError: unknown ``illegal_action``.
+        TypeError: ``config`` is neither a RulesConfig nor a dict, or ``match`` not a bool.
     """
     if illegal_action is not None and illegal_action not in ILLEGAL_MODES:
         raise ValueError(
             f"illegal_action {illegal_action!r} not valid; valid: {', '.join(ILLEGAL_MODES)}"
         )
+    if match is not None and not isinstance(match, (bool, np.bool_)):
+        raise TypeError(f"match must be a bool, got {match!r}")
     if config is None:
         config = RulesConfig()
     elif isinstance(config, dict):
         config = RulesConfig.from_dict(config)
     elif not isinstance(config, RulesConfig):
         raise TypeError(f"config must be a RulesConfig or dict, got {type(config).__name__}")
-    if config.match != "hand":
-        raise ValueError("MCR-v0 plays single hands; RulesConfig(match='match') is not supported")
-    if illegal_action is None:
-        return config
-    return dataclasses.replace(config, illegal_action=illegal_action)
+    if illegal_action is not None:
+        config = dataclasses.replace(config, illegal_action=illegal_action)
+    if match is not None:
+        config = dataclasses.replace(config, match="match" if match else "hand")
+    return config
 
 
 def _opponents(opponents: Any) -> list:
@@ -119,7 +124,10 @@ class _LearnerTables:
         if learner_seat != "random" and learner_seat not in (0, 1, 2, 3):
             raise ValueError(f"learner_seat must be 0..3 or 'random', got {learner_seat!r}")
         self.learner_seat_spec = learner_seat
-        self.learner = np.zeros(n, dtype=np.int64)  # (B,) absolute seat of the learner
+        self.match = config.match == "match"
+        self.learner = np.zeros(n, dtype=np.int64)  # (B,) absolute seat of the learner now
+        self.player = np.zeros(n, dtype=np.int64)  # (B,) learner's player (= seat in hand 1)
+        self.hand_ended = np.zeros(n, dtype=bool)  # (B,) a hand ended in the last advance()
         self.rng = np.random.default_rng()
 
     def seed_rng(self, rng: np.random.Generator) -> None:
@@ -130,9 +138,16 @@ class _LearnerTables:
 
     def choose_seats(self, rows: np.ndarray) -> None:
         if self.learner_seat_spec == "random":
-            self.learner[rows] = self.rng.integers(0, 4, size=len(rows))
+            self.player[rows] = self.rng.integers(0, 4, size=len(rows))
         else:
-            self.learner[rows] = self.learner_seat_spec
+            self.player[rows] = self.learner_seat_spec
+        self.follow_player(rows)
+
+    def follow_player(self, rows: np.ndarray) -> None:
+        """Set the learner's seat of ``rows`` (indices) to its player's seat in the current
+        hand (``state.player_at_seat``; the identity in single hands and in hand 1)."""
+        pas = self.engine.state.player_at_seat[rows]  # (k, 4) player at each seat
+        self.learner[rows] = np.argmax(pas == self.player[rows, None], axis=1)
 
     def hook_opponents(self, rows: np.ndarray | None = None, actions=None) -> None:
         """Opponents that follow whole games (outside Botzone bots,
@@ -182,15 +197,25 @@ class _LearnerTables:
                 raise type(e)(f"{where} at seat(s) {sorted(set(s.tolist()))}: {e}") from e
         return acts
 
-    def blame_opponent(self, acts: np.ndarray, active: np.ndarray, error: ValueError) -> None:
-        """After the engine rejected ``acts (B, 4)`` (state unchanged): raise a ValueError
-        naming the opponent policy, seat, table, action and legal actions if an opponent's
-        action is illegal (return otherwise: the learner's action was)."""
+    def blame_opponent(
+        self, acts: np.ndarray, active: np.ndarray, error: ValueError | None = None
+    ) -> None:
+        """Raise a ValueError naming the opponent policy, seat, table, action and legal actions
+        if an opponent's action in ``acts (B, 4)`` is illegal; return otherwise. Called before
+        every engine step: an opponent policy is part of the environment, so its illegal
+        action is an error in every ``illegal_action`` mode (only the learner's is punished
+        with "penalize")."""
         eng = self.engine
         who = eng.to_act & active[:, None]
         who[np.arange(self.n), self.learner] = False
         g, s = np.nonzero(who)
         bad = np.nonzero(~eng.legal_mask[g, s, acts[g, s]])[0]
+        if eng.config.illegal_action == "penalize" and bad.size:
+            # outside Botzone bots (penalized_by_engine): an illegal answer is the bot's
+            # offence, punished by the engine as the judge does (mcr_env.botzone.process)
+            k_of = (s[bad] - self.learner[g[bad]]) % 4 - 1
+            keep = [not getattr(self.opponents[k], "penalized_by_engine", False) for k in k_of]
+            bad = bad[np.asarray(keep, dtype=bool)]
         if bad.size == 0:
             return
         g, s = int(g[bad[0]]), int(s[bad[0]])
@@ -217,29 +242,30 @@ class _LearnerTables:
         self.settlement = np.zeros((self.n, 4), dtype=np.int32)
         first = learner_actions is not None
         active = active & ~eng.terminated
+        self.hand_ended[:] = False
         while active.any():
             acts = self.opponent_actions(active)
+            self.blame_opponent(acts, active)
             if first:
                 acts[np.arange(self.n), self.learner] = learner_actions
                 first = False
-            try:
-                eng.step(acts, games=active)
-            except ValueError as e:
-                self.blame_opponent(acts, active, e)
-                raise
+            eng.step(acts, games=active)
             self.hook_opponents(active, acts)
             settle = eng.rewards.copy()
             over = eng.hand_over.copy()
+            self.hand_ended |= over
             if learner_actions is None:  # void hands of the deal: not seen by the reward
                 settle[over] = 0
                 over[:] = False
             self.settlement += settle
+            seat = self.learner.copy()  # the learner's seat in the hand that just ended
+            dealt = np.nonzero(eng.hand_over & ~eng.terminated)[0]
+            if self.match and dealt.size:  # match: the next hand is dealt, seats rotate
+                self.follow_player(dealt)
             emit = np.zeros((self.n, 4), dtype=bool)
-            emit[np.arange(self.n), self.learner] = active & (
-                eng.terminated | self.learner_to_act()
-            )
+            emit[np.arange(self.n), seat] = active & (eng.terminated | over | self.learner_to_act())
             r = self.reward_fn(settle, over, eng, emit)
-            total += np.where(active, r[np.arange(self.n), self.learner], 0.0)
+            total += np.where(active, r[np.arange(self.n), seat], 0.0)
             active = active & ~eng.terminated & ~self.learner_to_act()
         return total
 
@@ -259,9 +285,12 @@ class _LearnerTables:
         self.reward_fn.reset(eng, None if new_match else rows)
         for _ in range(MAX_DEAL_RETRIES):
             waiting = rows & ~self.learner_to_act() & ~eng.terminated
+            self.hand_ended[:] = False
             if waiting.any():
                 self.advance(None, waiting)
-            again = rows & eng.terminated
+            # a hand over before the learner's first decision (in a match: hand 1, the rest
+            # of the match already dealt) is void: deal again
+            again = rows & (eng.terminated | self.hand_ended)
             if not again.any():
                 return redeals
             if walls is not None:
@@ -273,9 +302,26 @@ class _LearnerTables:
                 )
             redeals += again
             eng.reset(games=again)
+            self.follow_player(np.nonzero(again)[0])
             self.hook_opponents(again)
             self.reward_fn.reset(eng, again)
         raise RuntimeError("could not deal a hand reaching the learner's decision")
+
+    def hand_info(self, row=None) -> dict[str, Any]:
+        """Match mode: ``hand_number``, ``dealer`` and ``prevalent_wind`` of the current hand
+        and ``learner_player`` (the learner's player, 0..3) of table ``row`` (ints), or of all
+        tables (``(B,)`` arrays) if ``row`` is None; {} in single-hand mode."""
+        if not self.match:
+            return {}
+        st = self.engine.state
+        sel = slice(None) if row is None else row
+        out = {
+            "hand_number": st.hand_number[sel].astype(np.int64),
+            "dealer": st.dealer[sel].astype(np.int64),
+            "prevalent_wind": st.prevalent_wind[sel].astype(np.int64),
+            "learner_player": self.player[sel].copy(),
+        }
+        return {k: int(v) for k, v in out.items()} if row is not None else out
 
     def obs(self, rows: np.ndarray | None = None) -> dict[str, np.ndarray]:
         g = np.arange(self.n) if rows is None else rows
@@ -310,45 +356,58 @@ class MCREnv(gym.Env):
     (``reward="win_loss" | "scaled" | "table_points" | "shaping"``, see ``mcr_env.rewards``).
     ``info["settlement"]`` always has the raw ``(4,) int32`` settlement of the step (by seat).
 
-    Matches (``reward="table_points"``, RULES.md §4): an episode is one hand, and the hands
-    of consecutive ``reset()`` calls are the hands of one match (``hands_per_match``, default
-    16; the seat index is the player); the table points are paid at the end of the match's
-    last hand, 0 at the others. The first ``reset`` and ``reset(options={"new_match": True})``
-    start a new match (a seed alone does not). A hand re-dealt before the learner's first
-    decision (below) is void: not paid and not counted in the match.
+    Matches of single-hand episodes (``reward="table_points"``, RULES.md §4): an episode is
+    one hand, and the hands of consecutive ``reset()`` calls are the hands of one match
+    (``hands_per_match``, default 16; the seat index is the player); the table points are paid
+    at the end of the match's last hand, 0 at the others. The first ``reset`` and
+    ``reset(options={"new_match": True})`` start a new match (a seed alone does not). A hand
+    re-dealt before the learner's first decision (below) is void: not paid and not counted.
+
+    Whole matches (``match=True``): an episode is a 16-hand match with the seat rotation,
+    dealership and prevalent winds of RULES.md §4/§8 (``RulesConfig(match="match")``). The
+    learner is a player (``learner_seat`` = its seat in hand 1) and moves with the rotation:
+    ``info["learner_seat"]`` is its seat in the current hand. Rewards: the learner's
+    settlement at the end of every hand (default), or ``reward="table_points"``: 4/2/1/0 by
+    rank at the end of the match (ties share). Observations default to ``planes-v1`` (the
+    match context: hand number, running scores; winds as in planes-v0). ``info`` also has
+    ``hand_number``, ``dealer``, ``prevalent_wind`` of the current hand and ``learner_player``.
 
     ## Starting State
     A seeded shuffled wall (or ``options={"walls": ...}``); 13 tiles each, East (seat 0)
     draws first. ``reset`` returns the learner's first decision; if the hand ends before it
-    (an opponent wins before the learner has acted), a new hand is dealt
-    (``info["redeals"]``). An explicit wall is never re-dealt: if its hand ends before the
-    learner's first decision, ``reset`` raises ``ValueError`` (choose another wall or
-    ``learner_seat``).
+    (an opponent wins before the learner has acted), a new hand is dealt (in a match: the
+    match is dealt again; ``info["redeals"]``). An explicit wall is never re-dealt: if its
+    hand ends before the learner's first decision, ``reset`` raises ``ValueError`` (choose
+    another wall or ``learner_seat``).
 
     ## Episode End
-    Terminated when the hand ends (a win, an exhaustive draw, or a penalty). Never truncated.
-    ``step`` before the first ``reset``, after the end of the hand or after a failed ``reset``
-    raises ``RuntimeError``.
+    Terminated when the hand ends (a win, an exhaustive draw, or a penalty), or with
+    ``match=True`` when the 16th hand ends. Never truncated. ``step`` before the first
+    ``reset``, after the end of the episode or after a failed ``reset`` raises
+    ``RuntimeError``.
 
     ## Arguments
     ``render_mode`` (None or "ansi"), ``learner_seat`` (0-3 or "random", default 0),
-    ``opponents`` (a policy for all three or a list of 3: an agent with batched
-    ``act(obs, mask, view)`` or a callable ``policy(obs_dict) -> action``), ``config``
-    (``RulesConfig`` or dict; single hands only), ``encoder`` (default "planes-v0"),
+    ``opponents`` (one spec for all three or a list of 3: ``"random"``, ``"rule"``, a
+    checkpoint ``"*.pt"``, an agent with batched ``act(obs, mask, view)`` or a callable
+    ``policy(obs_dict) -> action``), ``config`` (``RulesConfig`` or dict), ``match`` (bool,
+    default False), ``encoder`` (default "planes-v0", with ``match=True`` "planes-v1"),
     ``reward`` and ``reward_kwargs``, ``illegal_action`` (see below).
 
-    Illegal actions: by default (``illegal_action=None`` -> ``config.illegal_action``, whose
-    default is "raise") an action outside ``action_mask`` raises ``ValueError`` naming the
-    game, seat and action, and nothing changes; an illegal action of an opponent policy raises
-    ``ValueError`` naming the policy (``opponents[k]``), its seat and the table. For training
-    without masking, or for checkers that sample actions ignoring the mask
-    (``gymnasium.utils.env_checker.check_env``),
-    choose the punishing mode explicitly: ``gymnasium.make("mcr_env/MCR-v0",
-    illegal_action="penalize")`` (or ``config=RulesConfig(illegal_action="penalize")``): the
-    offender pays 30, each other seat gets 10, and the hand ends (RULES.md §3 research option).
+    Illegal actions (Gymnasium's convention: any action of the action space may be stepped):
+    by default (``illegal_action="penalize"``) an action of the learner outside
+    ``action_mask`` is punished as the Botzone judge does (RULES.md §3 research option: the
+    offender pays 30, each other seat gets 10) and ends the hand; so
+    ``gymnasium.utils.env_checker.check_env`` and SB3's ``check_env`` pass as shipped. One
+    keyword away, ``illegal_action="raise"`` raises ``ValueError`` naming the game, seat and
+    action, and nothing changes. ``illegal_action=None`` keeps ``config.illegal_action``. An
+    illegal action of an opponent policy is always an error (``ValueError`` naming the
+    policy ``opponents[k]``, its seat and the table): opponents are part of the environment.
 
     ## Version History
-    * v0: initial version (planes-v0 observations, settlement rewards).
+    * v0: initial version (planes-v0 observations, settlement rewards); whole matches
+      (``match=True``, planes-v1), opponent spec strings, illegal actions punished by
+      default (pre-release, no id bump).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -359,15 +418,18 @@ class MCREnv(gym.Env):
         learner_seat: int | str = 0,
         opponents: Any = None,
         config: RulesConfig | dict | None = None,
-        encoder: Any = "planes-v0",
+        encoder: Any = None,
         reward: Any = "settlement",
         reward_kwargs: dict | None = None,
-        illegal_action: str | None = None,
+        illegal_action: str | None = "penalize",
+        match: bool = False,
     ):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} not in {self.metadata['render_modes']}")
         self.render_mode = render_mode
-        cfg = _rules(config, illegal_action)
+        cfg = _rules(config, illegal_action, match or None)
+        if encoder is None:
+            encoder = "planes-v1" if cfg.match == "match" else "planes-v0"
         self._t = _LearnerTables(1, cfg, encoder, reward, reward_kwargs, opponents, learner_seat)
         self.observation_space = observation_space(self._t.encoder)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
@@ -408,6 +470,7 @@ class MCREnv(gym.Env):
         redeals = self._t.start(np.ones(1, dtype=bool), engine_seed, walls, new_match)
         self._done = False
         info = {"learner_seat": self.learner_seat, "redeals": int(redeals[0])}
+        info.update(self._t.hand_info(0))
         return self._obs(), info
 
     def step(self, action):
@@ -422,6 +485,7 @@ class MCREnv(gym.Env):
         terminated = bool(self._t.engine.terminated[0])
         self._done = terminated
         info = {"settlement": self._t.settlement[0].copy(), "learner_seat": self.learner_seat}
+        info.update(self._t.hand_info(0))
         return self._obs(), float(r[0]), terminated, False, info
 
     def action_masks(self) -> np.ndarray:
@@ -466,11 +530,13 @@ class MCRVectorEnv(VectorEnv):
     plays consecutive matches of ``hands_per_match`` hands across its autoresets; ``reset()``
     starts a new match on every table (RULES.md §4).
 
-    Illegal actions raise ``ValueError`` (game = table index, seat, action) unless
-    ``illegal_action="penalize"`` is given (as for :class:`MCREnv`)::
+    ``match=True`` plays 16-hand matches per table (as :class:`MCREnv`; per-table
+    ``hand_number``, ``dealer``, ``prevalent_wind`` in ``info``). Illegal actions of the
+    learners are punished (``illegal_action="penalize"``, the default, as for
+    :class:`MCREnv`) or raise ``ValueError`` (game = table index, seat, action)::
 
         gymnasium.make_vec("mcr_env/MCR-v0", num_envs=64, vectorization_mode="vector_entry_point",
-                           illegal_action="penalize")
+                           illegal_action="raise")
     """
 
     metadata = {"render_modes": ["ansi"], "autoreset_mode": AutoresetMode.SAME_STEP}
@@ -481,13 +547,16 @@ class MCRVectorEnv(VectorEnv):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} not in {self.metadata['render_modes']}")
         self.render_mode = render_mode
-        illegal = kwargs.pop("illegal_action", None)
-        cfg = _rules(kwargs.pop("config", None), illegal)
+        illegal = kwargs.pop("illegal_action", "penalize")
+        cfg = _rules(kwargs.pop("config", None), illegal, kwargs.pop("match", False) or None)
+        encoder = kwargs.pop("encoder", None)
+        if encoder is None:
+            encoder = "planes-v1" if cfg.match == "match" else "planes-v0"
         self.num_envs = num_envs
         self._t = _LearnerTables(
             num_envs,
             cfg,
-            kwargs.pop("encoder", "planes-v0"),
+            encoder,
             kwargs.pop("reward", "settlement"),
             kwargs.pop("reward_kwargs", None),
             kwargs.pop("opponents", None),
@@ -520,8 +589,9 @@ class MCRVectorEnv(VectorEnv):
         self._needs_reset = True  # until the deal succeeds
         redeals = self._t.start(rows, engine_seed, options.get("walls"), new_match=True)
         self._needs_reset = False
-        info = _with_masks({"learner_seat": self._t.learner.copy(), "redeals": redeals})
-        return self._t.obs(), info
+        info = {"learner_seat": self._t.learner.copy(), "redeals": redeals}
+        info.update(self._t.hand_info())
+        return self._t.obs(), _with_masks(info)
 
     def step(self, actions):
         if self._needs_reset:
@@ -558,6 +628,7 @@ class MCRVectorEnv(VectorEnv):
             info["redeals"] = self._t.start(terminated, None, None, new_match=False)
             info["_redeals"] = terminated.copy()
         info["learner_seat"] = self._t.learner.copy()
+        info.update(self._t.hand_info())
         return self._t.obs(), r, terminated, np.zeros_like(terminated), _with_masks(info)
 
     def action_masks(self) -> np.ndarray:

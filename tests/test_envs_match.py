@@ -1,0 +1,138 @@
+"""Whole 16-hand matches in the Gymnasium envs (``match=True``) and the ``planes-v1`` encoder:
+seats, winds and dealers per hand follow the engine's match layout (RULES.md §4/§8), the
+per-hand rewards are the learner's settlements, the table points sum to 7, planes-v0 stays
+byte-identical inside planes-v1."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import mcr_env  # noqa: F401
+from baselines.agents import RuleBasedAgent
+from mcr_env.encoding import get_encoder
+from mcr_env.encoding.planes import make_reference
+from mcr_env.encoding.seat_view import SeatView
+from mcr_env.engine import MCREngine, RulesConfig
+from mcr_env.engine.core import PLAYER_AT_SEAT, match_hand_layout, table_points
+from mcr_env.envs.common import random_legal_actions
+from mcr_env.envs.gym_env import MCREnv, MCRVectorEnv
+
+
+def _seat_of(player: int, hand: int) -> int:
+    return int(np.flatnonzero(PLAYER_AT_SEAT[hand // 4] == player)[0])
+
+
+@pytest.mark.parametrize("player", [0, 3])
+def test_gymnasium_match_follows_the_engine_layout(player):
+    env = gym.make("mcr_env/MCR-v0", match=True, learner_seat=player, opponents="rule")
+    obs, info = env.reset(seed=11)
+    assert obs["observation"].shape == (95, 34)  # planes-v1 by default
+    eng = env.unwrapped.engine
+    rng = np.random.default_rng(player)
+    seen_hands: dict[int, tuple] = {}
+    per_hand = np.zeros(16)
+    total = 0.0
+    while True:
+        h = info["hand_number"]
+        dealer, wind, pas = match_hand_layout(h)
+        assert (info["dealer"], info["prevalent_wind"]) == (dealer, wind)
+        assert eng.state.player_at_seat[0].tolist() == pas.tolist()
+        assert info["learner_seat"] == _seat_of(player, h)
+        # the learner's own seat wind and the prevalent wind, as planes-v0 channels
+        enc = get_encoder("planes-v1")
+        sw = enc.piece_slice("seat_wind")
+        assert obs["observation"][sw][0, 27 + (info["learner_seat"] - dealer) % 4] == 1
+        assert obs["observation"][enc.piece_slice("match_hand")][h].all()
+        seen_hands[h] = (dealer, wind)
+        a = int(random_legal_actions(obs["action_mask"] == 1, rng))
+        obs, r, term, trunc, info = env.step(a)
+        total += r
+        per_hand[h] += r
+        assert not trunc
+        if term:
+            break
+    assert sorted(seen_hands) == list(range(16))
+    scores = eng.state.match_scores[0]
+    assert total == scores[player]  # settlement rewards sum to the player's match score
+    tp = eng.table_points[0]
+    assert tp.sum() == pytest.approx(7.0)
+    np.testing.assert_array_equal(tp, table_points(scores[None])[0])
+
+
+def test_gymnasium_match_table_points_reward():
+    env = MCREnv(match=True, learner_seat=1, reward="table_points", opponents="rule")
+    obs, info = env.reset(seed=2)
+    rng = np.random.default_rng(0)
+    rewards = []
+    while True:
+        obs, r, term, _, info = env.step(int(random_legal_actions(obs["action_mask"] == 1, rng)))
+        rewards.append(r)
+        if term:
+            break
+    eng = env.engine
+    assert rewards[:-1] == [0.0] * (len(rewards) - 1)
+    assert rewards[-1] == eng.table_points[0, 1] and eng.table_points[0].sum() == 7.0
+
+
+def test_vector_match_tables_follow_the_layout():
+    n = 3
+    venv = MCRVectorEnv(n, match=True, learner_seat="random", opponents="random")
+    obs, info = venv.reset(seed=5)
+    rng = np.random.default_rng(0)
+    totals = np.zeros(n)
+    finished = np.zeros(n, dtype=bool)
+    hands_seen = [set() for _ in range(n)]
+    for _ in range(5000):
+        player = info["learner_player"].copy()
+        for i in range(n):
+            h = int(info["hand_number"][i])
+            dealer, wind, _ = match_hand_layout(h)
+            assert (info["dealer"][i], info["prevalent_wind"][i]) == (dealer, wind)
+            assert info["learner_seat"][i] == _seat_of(int(player[i]), h)
+            hands_seen[i].add(h)
+        obs, r, term, _, info = venv.step(random_legal_actions(obs["action_mask"] == 1, rng))
+        totals += np.where(finished, 0, r)
+        if term.any():
+            for i in np.flatnonzero(term & ~finished):
+                assert info["final_info"]["learner_seat"][i] == _seat_of(int(player[i]), 15)
+            finished |= term
+        if finished.all():
+            break
+    assert finished.all() and all(s == set(range(16)) for s in hands_seen)
+
+
+def test_planes_v1_extends_planes_v0_byte_identically():
+    eng = MCREngine(4, RulesConfig(match="match"))
+    eng.reset(seed=1)
+    rng = np.random.default_rng(0)
+    agent = RuleBasedAgent()
+    v0, v1, ref = get_encoder("planes-v0"), get_encoder("planes-v1"), make_reference("planes-v1")
+    g = np.repeat(np.arange(4), 4)
+    s = np.tile(np.arange(4), 4)
+    checked = 0
+    for step in range(1500):
+        if step % 41 == 0 or eng.hand_over.any():
+            a1 = v1.encode(eng.state, g, s)
+            np.testing.assert_array_equal(a1[:, :75], v0.encode(eng.state, g, s))
+            np.testing.assert_array_equal(a1, ref.encode(eng.state, g, s))
+            # match context: hand one-hot, scores of the players at relative seats
+            hs = a1[:, 75:91, 0]
+            np.testing.assert_array_equal(hs.argmax(axis=1), eng.state.hand_number[g])
+            for k in range(len(g)):
+                for r in range(4):
+                    seat = (s[k] + r) % 4
+                    p = eng.state.player_at_seat[g[k], seat]
+                    want = np.clip(eng.state.match_scores[g[k], p] / 100.0, -20, 20)
+                    assert a1[k, 91 + r, 0] == pytest.approx(want)
+            checked += 1
+        if eng.terminated.all():
+            break
+        acts = random_legal_actions(eng.legal_mask, rng)
+        gg, ss = np.nonzero(eng.to_act)  # rule agents play (they win hands: scores move)
+        acts[gg, ss] = agent.act(
+            None, eng.legal_mask[gg, ss], SeatView.from_state(eng.state, gg, ss)
+        )
+        eng.step(acts)
+    assert checked > 20 and (eng.state.match_scores != 0).any()
