@@ -55,6 +55,11 @@ class EnvConfig:
     """training reward = settlement points x reward_scale (evaluation always reports points)."""
     rules: dict = field(default_factory=dict)
     """overrides of the engine's ``RulesConfig`` fields (empty = the engine's defaults)."""
+    reward: str = "settlement"
+    """PPO training reward, a name of :data:`mcr_env.rewards.REWARD_NAMES` (``settlement``,
+    ``scaled``, ``win_loss``, ``table_points``, ``shaping``); multiplied by reward_scale."""
+    reward_kwargs: dict = field(default_factory=dict)
+    """keyword arguments of the reward, e.g. ``{base: win_loss, gamma: 1.0}`` for shaping."""
 
 
 @dataclass(frozen=True)
@@ -79,16 +84,14 @@ class BCConfig:
     """hands played in parallel through the batched env while collecting."""
     epochs: int = 4
     """passes over the collected samples."""
+    val_fraction: float = 0.1
+    """fraction of the hands (whole hands: split by game) held out to measure accuracy."""
     batch_size: int = 512
     """samples per gradient step."""
     lr: float = 1e-3
     """Adam learning rate."""
     weight_decay: float = 1e-5
     """Adam weight decay."""
-    data: str = ""
-    """path of a behaviour-cloning dataset (``.npz`` with obs, mask, action, ret, e.g. from
-    Botzone match logs: ``scripts/botzone_logs.py --bc``) to train on instead of playing
-    ``hands`` hands with RuleBasedAgents; empty = play them."""
 
 
 @dataclass(frozen=True)
@@ -125,14 +128,27 @@ class PPOConfig:
     """normalise advantages per minibatch."""
     checkpoint_every: int = 10
     """save a checkpoint every this many iterations (and always at the end)."""
+    pool: tuple = ("self",)
+    """opponent pool: per table, one entry is drawn (``pool_weights``); ``self`` = the learner
+    in all four seats, ``rule`` / ``rule-defensive`` / ``random`` = the learner in one seat
+    against three baseline agents, ``past`` = against three copies of a past checkpoint
+    (snapshots every ``checkpoint_every`` iterations; the BC policy until the first)."""
+    pool_weights: tuple = ()
+    """draw weights of the pool entries (empty = uniform)."""
+    oracle_critic: bool = False
+    """train a separate value network on ``oracle-v0`` (the policy reads its planes-v0
+    channels, which come first; one encoder call gives both)."""
     backend: str = "inprocess"
     """where rollouts run: ``inprocess`` (this machine's batch env, sharded over
     ``num_workers``) or ``ray`` (Ray actors, :mod:`baselines.distributed`)."""
     num_workers: int = -1
     """worker processes of the rollout env (``mcr_env.envs.sharded``): -1 = one per CPU this
-    process may use, 0 = in this process; ``backend: ray``: per actor (-1 = 0 there)."""
+    process may use, 0 = in this process; ``backend: ray``: per actor (-1 = 0 there). Used for
+    pure self-play with the settlement reward and no oracle critic; rollouts against the pool,
+    with another reward or the oracle critic run in this process (``backend: inprocess``)."""
     device: str = "auto"
-    """torch device of the learner and of the inferences (``auto`` = CUDA when present)."""
+    """torch device of the learner and of the inferences (``auto`` = CUDA when present);
+    ``scripts/train.py`` uses the top-level ``device`` instead."""
     ray_actors: int = 2
     """``backend: ray``: rollout actors (the tables are split into one range per actor)."""
     ray_address: str = ""
@@ -150,10 +166,26 @@ class EvalConfig:
     """``rotations`` (4 seatings) or ``all`` (the 24 permutations)."""
     batch_size: int = 256
     """games played in parallel."""
+    num_workers: int = -1
+    """worker processes playing the batches (``mcr_env.eval.parallel``): -1 = one per CPU,
+    0 = in this process; the results are the same for every value >= 1 (each batch gets its
+    own copy of the agents)."""
     opponents: tuple = ("random", "rule")
     """opponents of the evaluated agent; each match is the agent vs three copies of one."""
     greedy: bool = True
     """the evaluated torch policy takes its most probable legal action (else samples)."""
+    curve_walls: int = 0
+    """walls of each learning-curve evaluation (0 = no curve); on the selection block."""
+    curve_points: int = 4
+    """learning-curve evaluations: after BC, then evenly along PPO (the last at its end)."""
+    selection_block: int = 1
+    """block of walls (wall indices block x 1,000,000 ...) of the learning curve and of the
+    choice of the final checkpoint."""
+    report_block: int = 0
+    """block of walls of the final report; must differ from selection_block."""
+    select_best: bool = True
+    """the final policy is the curve point with the best points against ``rule`` (else the
+    last); needs ``curve_walls > 0`` and ``rule`` among the opponents."""
 
 
 @dataclass(frozen=True)
@@ -166,8 +198,11 @@ class RunConfig:
     """root seed for numpy, torch and the engine."""
     runs_dir: str = "runs"
     """parent directory of run directories."""
-    torch_threads: int = 2
-    """``torch.set_num_threads``."""
+    torch_threads: int = 1
+    """``torch.set_num_threads``; 1 measured fastest on a shared 2-core machine
+    (``scripts/bench_train.py``: 2 threads were 5-10x slower under load)."""
+    device: str = "auto"
+    """torch device: ``auto`` (CUDA when available, else CPU), ``cpu``, ``cuda``, ``cuda:1``."""
     env: EnvConfig = field(default_factory=EnvConfig)
     """the environment."""
     network: NetworkConfig = field(default_factory=NetworkConfig)

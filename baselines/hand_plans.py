@@ -661,6 +661,75 @@ def danger(c, visible, t):
 
 
 @njit(cache=True)
+def _scratch():
+    """Per-call work arrays of the row loops: counts, visible (34,) int64, meld is_chow / tile
+    (5,) int64, plan distances (NUM_PLANS,) int64, the zeroed ``rem`` (54,) int64 of
+    :func:`_plan_dist`, melded-pung flags (34,) bool."""
+    return (
+        np.empty(34, dtype=np.int64),
+        np.empty(34, dtype=np.int64),
+        np.zeros(5, dtype=np.int64),
+        np.zeros(5, dtype=np.int64),
+        np.empty(NUM_PLANS, dtype=np.int64),
+        np.zeros(54, dtype=np.int64),
+        np.zeros(34, dtype=np.bool_),
+    )
+
+
+@njit(cache=True)
+def _load_melds(meld_kind, meld_tile, row, mchow, mtile, pung_at):
+    """Decode row ``row``'s SeatView meld slots into ``mchow`` / ``mtile`` (chows by their
+    lowest tile, kongs as pungs); ``pung_at[t]`` marks melded pungs (BuGang candidates).
+    Returns the number of melds."""
+    m = 0
+    for slot in range(4):
+        k = meld_kind[row, slot]
+        if k == 1:
+            mchow[m] = 1
+            mtile[m] = meld_tile[row, slot] - 1
+            m += 1
+        elif k >= 2:
+            mchow[m] = 0
+            mtile[m] = meld_tile[row, slot]
+            if k == 2:
+                pung_at[meld_tile[row, slot]] = True
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def _claim_value(kind, t, claimed, c, mchow, mtile, m, vis, gc, gn, hon, out, rem, sharpness):
+    """Value of the hand after a claim: Chi (kind 3, ``t`` middle tile, ``claimed`` the
+    discard) or Peng (kind 4) of ``t`` followed by the best discard, or a melded Gang (kind 5)
+    of ``t`` (no discard). ``c`` is restored."""
+    all_tiles = np.ones(34, dtype=np.bool_)
+    mchow[m] = 1 if kind == 3 else 0
+    mtile[m] = t - 1 if kind == 3 else t
+    if kind == 3:
+        for u in range(t - 1, t + 2):
+            if u != claimed:
+                c[u] -= 1
+        v, _ = _best_discard(
+            c, mchow, mtile, m + 1, vis, all_tiles, gc, gn, hon, out, rem, sharpness
+        )
+        for u in range(t - 1, t + 2):
+            if u != claimed:
+                c[u] += 1
+        return v
+    if kind == 4:
+        c[t] -= 2
+        v, _ = _best_discard(
+            c, mchow, mtile, m + 1, vis, all_tiles, gc, gn, hon, out, rem, sharpness
+        )
+        c[t] += 2
+        return v
+    c[t] -= 3
+    v = _hand_value(c, mchow, mtile, m + 1, gc, gn, hon, out, rem, sharpness)
+    c[t] += 3
+    return v
+
+
+@njit(cache=True)
 def rule_decisions(
     hand,
     meld_kind,
@@ -700,14 +769,8 @@ def rule_decisions(
     """
     n_rows = mask.shape[0]
     res = np.empty(n_rows, dtype=np.int64)
-    c = np.empty(34, dtype=np.int64)
-    vis = np.empty(34, dtype=np.int64)
-    mchow = np.zeros(5, dtype=np.int64)
-    mtile = np.zeros(5, dtype=np.int64)
-    out = np.empty(NUM_PLANS, dtype=np.int64)
-    rem = np.zeros(54, dtype=np.int64)
+    c, vis, mchow, mtile, out, rem, pung_at = _scratch()
     playable = np.empty(34, dtype=np.bool_)
-    all_tiles = np.ones(34, dtype=np.bool_)
     for row in range(n_rows):
         legal = mask[row]
         if legal[_HU]:
@@ -728,17 +791,7 @@ def rule_decisions(
             vis[t] = visible[row, t]
             tot_visible += vis[t]
             playable[t] = legal[_PLAY + t]
-        m = 0
-        for slot in range(4):
-            k = meld_kind[row, slot]
-            if k == 1:
-                mchow[m] = 1
-                mtile[m] = meld_tile[row, slot] - 1
-                m += 1
-            elif k >= 2:
-                mchow[m] = 0
-                mtile[m] = meld_tile[row, slot]
-                m += 1
+        m = _load_melds(meld_kind, meld_tile, row, mchow, mtile, pung_at)
         late = defensive and tot_visible >= defend_visible
         has_play = False
         for t in range(34):
@@ -802,38 +855,135 @@ def rule_decisions(
             if not legal[a]:
                 continue
             kind = act_kind[a]
-            t = act_tile[a]
-            if kind == 3:  # Chi
-                claimed = chi_claimed_tile[a]
-                for u in range(t - 1, t + 2):
-                    if u != claimed:
-                        c[u] -= 1
-                mchow[m] = 1
-                mtile[m] = t - 1
-                v, _ = _best_discard(
-                    c, mchow, mtile, m + 1, vis, all_tiles, gc, gn, hon, out, rem, sharpness
-                )
-                for u in range(t - 1, t + 2):
-                    if u != claimed:
-                        c[u] += 1
-            elif kind == 4:  # Peng
-                c[t] -= 2
-                mchow[m] = 0
-                mtile[m] = t
-                v, _ = _best_discard(
-                    c, mchow, mtile, m + 1, vis, all_tiles, gc, gn, hon, out, rem, sharpness
-                )
-                c[t] += 2
-            elif kind == 5:  # Gang
-                c[t] -= 3
-                mchow[m] = 0
-                mtile[m] = t
-                v = _hand_value(c, mchow, mtile, m + 1, gc, gn, hon, out, rem, sharpness)
-                c[t] += 3
-            else:
+            if kind < 3 or kind > 5:  # only Chi (3), Peng (4), Gang (5) claim
                 continue
+            v = _claim_value(
+                kind,
+                act_tile[a],
+                chi_claimed_tile[a],
+                c,
+                mchow,
+                mtile,
+                m,
+                vis,
+                gc,
+                gn,
+                hon,
+                out,
+                rem,
+                sharpness,
+            )
             if v > best_v:
                 best_a = a
                 best_v = v
         res[row] = best_a
+    return res
+
+
+NUM_FEATURES = 9
+"""Channels of :func:`rule_features`."""
+
+
+@njit(cache=True)
+def rule_features(
+    hand, meld_kind, meld_tile, visible, tile_in_play, claim_margin, sharpness, gc, gn, hon
+):
+    """The rule agent's evaluations as ``(N, NUM_FEATURES, 34) float32`` observation channels
+    (look-ahead features: what its plan values say about each option). Reads only what the
+    seat may see (its hand and melds, the visible counts, the public tile in play).
+
+    Channels (own turn = the seat holds 14 - 3m tiles; else a claim round on ``tile_in_play``):
+
+    0. own turn, per held tile t: hand value after discarding t / the best such value
+    1. own turn, per held tile t: best plan distance (penalty included) after discarding t / 10
+    2. per held tile t: :func:`danger` / 16
+    3. claim round, at the tile in play x: value after Peng on x and the best discard /
+       (``claim_margin`` x the current value), clipped to 0..4
+    4. claim round, at x: the same for a melded Gang on x (no discard)
+    5. claim round, at the middle tile of each chow containing x whose two other tiles are
+       held: the same for that Chi
+    6. own turn, at t: value after AnGang / BuGang of t / the best discard value, clipped 0..4
+    7. everywhere: the current best plan distance (penalty included) / 10
+    8. own turn: 1 at the rule agent's discard (value plus its tie-breaks), else 0
+    """
+    n_rows = hand.shape[0]
+    res = np.zeros((n_rows, NUM_FEATURES, 34), dtype=np.float32)
+    c, vis, mchow, mtile, out, rem, pung_at = _scratch()
+    vals = np.zeros(34, dtype=np.float64)
+    for row in range(n_rows):
+        total = 0
+        for t in range(34):
+            c[t] = hand[row, t]
+            vis[t] = visible[row, t]
+            total += c[t]
+        pung_at[:] = False
+        m = _load_melds(meld_kind, meld_tile, row, mchow, mtile, pung_at)
+        now = _min_distance(c, mchow, mtile, m, gc, gn, hon, out, rem)
+        for t in range(34):
+            res[row, 7, t] = now / 10.0
+            if c[t] > 0:
+                res[row, 2, t] = danger(c, vis, t) / 16.0
+        if total % 3 == 2:  # own turn
+            best = 0.0
+            best_score = -1.0
+            best_t = -1
+            for t in range(34):
+                vals[t] = 0.0
+                if c[t] <= 0:
+                    continue
+                c[t] -= 1
+                vals[t] = _hand_value(c, mchow, mtile, m, gc, gn, hon, out, rem, sharpness)
+                res[row, 1, t] = _min_distance(c, mchow, mtile, m, gc, gn, hon, out, rem) / 10.0
+                c[t] += 1
+                if vals[t] > best:
+                    best = vals[t]
+                score = vals[t] + 1e-4 * vis[t] + 1e-5 * (1.0 if t >= 27 else 0.0)
+                if score > best_score:
+                    best_score = score
+                    best_t = t
+            if best_t >= 0:
+                res[row, 8, best_t] = 1.0
+            if best > 0:
+                for t in range(34):
+                    res[row, 0, t] = vals[t] / best
+                for t in range(34):
+                    v = -1.0
+                    if c[t] == 4:
+                        c[t] -= 4
+                        mchow[m] = 0
+                        mtile[m] = t
+                        v = _hand_value(c, mchow, mtile, m + 1, gc, gn, hon, out, rem, sharpness)
+                        c[t] += 4
+                    elif pung_at[t] and c[t] >= 1:
+                        c[t] -= 1
+                        v = _hand_value(c, mchow, mtile, m, gc, gn, hon, out, rem, sharpness)
+                        c[t] += 1
+                    if v >= 0:
+                        res[row, 6, t] = min(v / best, 4.0)
+            continue
+        x = tile_in_play[row]
+        if x < 0:
+            continue
+        base = _hand_value(c, mchow, mtile, m, gc, gn, hon, out, rem, sharpness) * claim_margin
+        if base <= 0:
+            continue
+        if c[x] >= 2:
+            v = _claim_value(4, x, x, c, mchow, mtile, m, vis, gc, gn, hon, out, rem, sharpness)
+            res[row, 3, x] = min(max(v, 0.0) / base, 4.0)
+        if c[x] >= 3:
+            v = _claim_value(5, x, x, c, mchow, mtile, m, vis, gc, gn, hon, out, rem, sharpness)
+            res[row, 4, x] = min(v / base, 4.0)
+        if x < 27 and m < 4:
+            r = x % 9
+            for mid_r in range(max(1, r - 1), min(7, r + 1) + 1):
+                mid = x - r + mid_r
+                ok = True
+                for u in range(mid - 1, mid + 2):
+                    if u != x and c[u] <= 0:
+                        ok = False
+                if ok:
+                    v = _claim_value(
+                        3, mid, x, c, mchow, mtile, m, vis, gc, gn, hon, out, rem, sharpness
+                    )
+                    res[row, 5, mid] = min(max(v, 0.0) / base, 4.0)
     return res

@@ -6,13 +6,19 @@
 * ``bc.pt`` / ``final.pt`` (and ``ppo_<i>.pt``) -- checkpoints (``torch.load(weights_only=True)``);
 * ``tb/`` -- TensorBoard scalars (``charts/...``, ``losses/...``);
 * ``eval.csv``, ``eval.json``, ``eval.png`` -- the duplicate evaluation of the final policy vs
-  each opponent (three copies of it at the table).
+  each opponent (three copies of it at the table) on the report block of walls, with the
+  paired difference (trained minus opponent) in points and placement;
+* ``curve.json``, ``curve.png`` -- the learning curve: duplicate evaluations after BC and
+  along PPO on the *selection* block of walls (disjoint from the report block), against
+  training time; the final policy is the best curve point against ``rule``
+  (``eval.select_best``).
 
 It prints the results table at the end.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import platform
 import random
@@ -26,7 +32,7 @@ import torch
 import yaml
 
 from baselines.config import RunConfig, to_dict
-from baselines.network import PolicyValueNet, save_checkpoint
+from baselines.network import PolicyValueNet, load_checkpoint, save_checkpoint
 
 
 def git_commit(cwd: str | Path | None = None) -> str:
@@ -68,13 +74,111 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
+BLOCK_SIZE = 1_000_000
+"""Walls per evaluation block: block k holds wall indices k x BLOCK_SIZE ... (disjoint)."""
+
+
+def _opponent(name: str, seed: int):
+    from baselines.agents import RandomAgent, RuleBasedAgent
+
+    if name == "random":
+        return RandomAgent(seed=seed, name="random")
+    if name == "rule":
+        return RuleBasedAgent(name="rule")
+    if name == "rule-defensive":
+        return RuleBasedAgent(defensive=True, name="rule-defensive")
+    raise ValueError(f"unknown opponent {name!r}; valid: random, rule, rule-defensive")
+
+
+def evaluate_policy(
+    net, cfg: RunConfig, encoder, walls: int, block: int, label: str, progress: bool = False
+) -> list:
+    """Duplicate evaluation of ``net`` (greedy per ``cfg.eval.greedy``) against three copies
+    of each opponent of ``cfg.eval.opponents`` on ``walls`` walls of block ``block``."""
+    from baselines.agents import TorchPolicyAgent
+    from mcr_env.engine.config import RulesConfig
+    from mcr_env.eval import duplicate_evaluate
+
+    rules = RulesConfig.from_dict(dict(cfg.env.rules))
+    policy = TorchPolicyAgent(
+        copy.deepcopy(net).cpu().eval(), greedy=cfg.eval.greedy, seed=cfg.seed, name=label
+    )
+    out = []
+    for opp_name in cfg.eval.opponents:
+        opp = _opponent(opp_name, cfg.seed)
+        out.append(
+            duplicate_evaluate(
+                [policy, opp, opp, opp],
+                walls,
+                permutations=cfg.eval.permutations,
+                seed=cfg.seed + 10_000,
+                wall_offset=block * BLOCK_SIZE,
+                batch_size=cfg.eval.batch_size,
+                num_workers=cfg.eval.num_workers,
+                rules=rules,
+                encoder=encoder,
+                progress=progress,
+                desc=f"{label} vs {opp_name}",
+            )
+        )
+    return out
+
+
+def _curve_row(stage: str, seconds: float, results: list) -> dict:
+    from mcr_env.eval import difference
+
+    row: dict = {"stage": stage, "train_seconds": seconds}
+    for r in results:
+        opp = r.lineup[1]
+        d = difference(r, r.lineup[0], opp)  # agent minus one opponent seat, per wall
+        s = r.stat(r.lineup[0])
+        row[opp] = {
+            "mean_points": s.mean_points,
+            "ci95_low": s.ci95_low,
+            "ci95_high": s.ci95_high,
+            "mean_placement": s.mean_placement,
+            "diff_points": d.mean,
+            "hands": s.hands,
+        }
+    return row
+
+
+def plot_curve(curve: list[dict], path: str | Path) -> Path:
+    """Learning curve: the agent's duplicate points per hand (95% CI) against each opponent
+    vs training time (seconds), one line per opponent."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    opps = [k for k in curve[0] if isinstance(curve[0][k], dict)] if curve else []
+    for opp in opps:
+        x = [row["train_seconds"] / 60 for row in curve]
+        y = [row[opp]["mean_points"] for row in curve]
+        lo = [row[opp]["mean_points"] - row[opp]["ci95_low"] for row in curve]
+        hi = [row[opp]["ci95_high"] - row[opp]["mean_points"] for row in curve]
+        ax.errorbar(x, y, yerr=[lo, hi], marker="o", capsize=3, label=f"vs 3x {opp}")
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xlabel("training time (minutes, BC data + BC + PPO)")
+    ax.set_ylabel("duplicate points per hand (95% CI)")
+    ax.set_title("Learning curve (selection walls)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return Path(path)
+
+
 def validate(cfg: RunConfig) -> None:
     """Check what :func:`run` would otherwise find wrong only after creating the run directory
-    (the encoder id, the engine rules, the evaluation opponents and seat permutations).
+    (the encoder id, the engine rules, the evaluation opponents and seat permutations, the
+    selection and report wall blocks).
 
     Raises:
         ValueError / TypeError: the first bad value, naming its config key.
     """
+    import baselines.features  # noqa: F401  (registers planes-v0+rule-v0)
     from mcr_env.encoding import get_encoder
     from mcr_env.engine.config import RulesConfig
     from mcr_env.eval import seat_permutations
@@ -89,28 +193,39 @@ def validate(cfg: RunConfig) -> None:
         except (TypeError, ValueError, KeyError) as e:
             raise type(e)(f"config {key}: {e}") from e
     for name in cfg.eval.opponents:
-        if name not in ("random", "rule"):
+        if name not in ("random", "rule", "rule-defensive"):
             raise ValueError(
-                f"config eval.opponents: unknown opponent {name!r}; valid: random, rule"
+                f"config eval.opponents: unknown opponent {name!r}; valid: random, rule, "
+                "rule-defensive"
             )
+    if cfg.eval.selection_block == cfg.eval.report_block:
+        raise ValueError(
+            "config eval.selection_block and eval.report_block must differ (selection and "
+            f"report walls must be disjoint), both {cfg.eval.report_block}"
+        )
 
 
 def run(cfg: RunConfig, progress: bool = True) -> dict:
-    """Run the whole job for ``cfg``; returns ``{"run_dir", "results", "meta"}``. The config
-    is checked (:func:`validate`) before anything is written."""
+    """Run the whole job for ``cfg``; returns ``{"run_dir", "results", "meta", "curve"}``.
+    The config is checked (:func:`validate`) before anything is written.
+
+    Raises:
+        ValueError / TypeError: see :func:`validate`; an unknown device.
+    """
     from torch.utils.tensorboard import SummaryWriter
 
-    from baselines.agents import RandomAgent, RuleBasedAgent, TorchPolicyAgent
-    from baselines.bc import collect_demonstrations, load_demonstrations, train_bc
+    import baselines.features  # noqa: F401  (registers planes-v0+rule-v0)
+    from baselines.bc import collect_demonstrations, train_bc
     from baselines.ppo import train_ppo
+    from baselines.rollout import resolve_device
     from mcr_env.encoding import get_encoder
-    from mcr_env.engine.config import RulesConfig
-    from mcr_env.eval import duplicate_evaluate, json_safe, results_table, write_results
+    from mcr_env.eval import difference, json_safe, results_table, write_results
 
     validate(cfg)
     t_start = time.time()
     seed_everything(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
+    device = resolve_device(cfg.device)
     run_dir = make_run_dir(cfg)
     meta: dict = {
         "git_commit": git_commit(),
@@ -118,82 +233,145 @@ def run(cfg: RunConfig, progress: bool = True) -> dict:
         "torch": torch.__version__,
         "numpy": np.__version__,
         "machine": platform.machine(),
+        "device": str(device),
+        "torch_threads": cfg.torch_threads,
         "started": datetime.now().isoformat(timespec="seconds"),
     }
-    print(f"run directory: {run_dir}")
+    print(f"run directory: {run_dir} (device {device}, {cfg.torch_threads} torch thread(s))")
     writer = SummaryWriter(str(run_dir / "tb"))
     encoder = get_encoder(cfg.env.encoder)
-    net = PolicyValueNet(encoder.num_channels, cfg.network, encoder=cfg.env.encoder)
+    net = PolicyValueNet(encoder.num_channels, cfg.network, encoder=cfg.env.encoder).to(device)
+    curve: list[dict] = []
+    candidates: list[tuple[str, Path]] = []
+    eval_seconds = 0.0
 
-    if cfg.bc.hands > 0 or cfg.bc.data:
+    def curve_point(stage: str, ckpt: Path) -> None:
+        nonlocal eval_seconds
+        if cfg.eval.curve_walls <= 0:
+            return
         t0 = time.time()
-        if cfg.bc.data:  # a dataset file, e.g. Botzone match logs (scripts/botzone_logs.py)
-            demos = load_demonstrations(cfg.bc.data)
-        else:
-            demos = collect_demonstrations(
-                cfg.bc.hands, cfg.bc.batch_envs, cfg.seed, cfg.env, progress=progress
-            )
+        res = evaluate_policy(
+            net, cfg, encoder, cfg.eval.curve_walls, cfg.eval.selection_block, stage
+        )
+        eval_seconds += time.time() - t0
+        row = _curve_row(stage, time.time() - t_start - eval_seconds, res)
+        curve.append(row)
+        candidates.append((stage, ckpt))
+        txt = ", ".join(
+            f"vs {k}: {v['mean_points']:+.2f}" for k, v in row.items() if isinstance(v, dict)
+        )
+        print(f"curve [{stage}] at {row['train_seconds']:.0f} s: {txt}")
+        (run_dir / "curve.json").write_text(json.dumps(json_safe(curve), indent=2, allow_nan=False))
+
+    if cfg.bc.hands > 0:
+        t0 = time.time()
+        demos = collect_demonstrations(
+            cfg.bc.hands, cfg.bc.batch_envs, cfg.seed, cfg.env, progress=progress
+        )
         meta["bc_data"] = {
             "hands": demos.hands,
             "samples": int(len(demos.action)),
             "rule_selfplay_win_rate": demos.win_rate,
             "seconds": time.time() - t0,
         }
-        if cfg.bc.data:
-            meta["bc_data"]["source"] = cfg.bc.data
-            print(f"BC data: {len(demos.action)} decisions from {cfg.bc.data}")
-        else:
-            print(
-                f"BC data: {len(demos.action)} decisions from {demos.hands} hands "
-                f"(rule-based self-play: {demos.win_rate:.1%} of hands won)"
-            )
+        print(
+            f"BC data: {len(demos.action)} decisions from {demos.hands} hands "
+            f"(rule-based self-play: {demos.win_rate:.1%} of hands won) "
+            f"in {meta['bc_data']['seconds']:.0f} s"
+        )
         meta["bc"] = train_bc(
-            net, demos, cfg.bc, cfg.env.reward_scale, cfg.seed, writer, progress=progress
+            net,
+            demos,
+            cfg.bc,
+            cfg.env.reward_scale,
+            cfg.seed,
+            writer,
+            progress=progress,
+            device=device,
         )
         del demos
-        print(f"BC: accuracy {meta['bc']['accuracy']:.3f}, loss {meta['bc']['loss']:.3f}")
-        save_checkpoint(net, run_dir / "bc.pt", {"stage": "bc"})
+        bc = meta["bc"]
+        kinds = ", ".join(
+            f"{k} {bc.get(f'val_accuracy_{k}', float('nan')):.3f}"
+            f" (n={bc.get(f'val_samples_{k}', 0)})"
+            for k in ("discard", "claim", "kong", "hu")
+        )
+        print(
+            f"BC: held-out accuracy {bc.get('val_accuracy', float('nan')):.3f} ({kinds}); "
+            f"train accuracy {bc['accuracy']:.3f}, {bc['samples_per_s']:.0f} samples/s"
+        )
+        bc_path = save_checkpoint(net, run_dir / "bc.pt", {"stage": "bc"})
+        curve_point("bc", bc_path)
 
     if cfg.ppo.iterations > 0:
-        meta["ppo"] = train_ppo(net, cfg.ppo, cfg.env, cfg.seed, writer, run_dir, progress=progress)
+        n_pts = max(cfg.eval.curve_points - 1, 1)
+        marks = {round(cfg.ppo.iterations * (k + 1) / n_pts) for k in range(n_pts)}
+
+        def on_iteration(it: int, _net) -> None:
+            if it in marks:
+                ck = save_checkpoint(net, run_dir / f"ppo_{it}.pt", {"iteration": it})
+                curve_point(f"ppo_{it}", ck)
+
+        meta["ppo"] = train_ppo(
+            net,
+            cfg.ppo,
+            cfg.env,
+            cfg.seed,
+            writer,
+            run_dir,
+            progress=progress,
+            device=device,
+            callback=on_iteration,
+        )
         print(
             f"PPO: {meta['ppo']['iteration']} iterations, {meta['ppo']['decisions']} decisions, "
-            f"self-play win rate {meta['ppo']['win_rate']:.1%}"
+            f"learner points/hand in training {meta['ppo']['learner_points']:+.2f}"
         )
-    final = save_checkpoint(net, run_dir / "final.pt", {"stage": "final"})
-    meta["train_seconds"] = time.time() - t_start
+    meta["curve"] = curve
+    final_src = "last"
+    if cfg.eval.select_best and curve and "rule" in curve[0]:
+        best = max(range(len(curve)), key=lambda i: curve[i]["rule"]["mean_points"])
+        final_src = candidates[best][0]
+        net, _ = load_checkpoint(candidates[best][1])
+        print(f"final policy: {final_src} (best against rule on the selection walls)")
+    meta["final_policy"] = final_src
+    final = save_checkpoint(net, run_dir / "final.pt", {"stage": "final", "from": final_src})
+    meta["train_seconds"] = time.time() - t_start - eval_seconds
+    meta["curve_eval_seconds"] = eval_seconds
 
     results = []
+    diffs = []
     if cfg.eval.walls > 0:
-        rules = RulesConfig.from_dict(dict(cfg.env.rules))
-        policy = TorchPolicyAgent.from_checkpoint(final, greedy=cfg.eval.greedy, name="trained")
-        for opp_name in cfg.eval.opponents:
-            if opp_name == "random":
-                opp = RandomAgent(seed=cfg.seed, name="random")
-            elif opp_name == "rule":
-                opp = RuleBasedAgent(name="rule")
-            else:
-                raise ValueError(f"unknown opponent {opp_name!r}; valid: random, rule")
-            results.append(
-                duplicate_evaluate(
-                    [policy, opp, opp, opp],
-                    cfg.eval.walls,
-                    permutations=cfg.eval.permutations,
-                    seed=cfg.seed + 10_000,
-                    batch_size=cfg.eval.batch_size,
-                    rules=rules,
-                    encoder=encoder,
-                    progress=progress,
-                    desc=f"trained vs {opp_name}",
-                )
-            )
+        final_net, _ = load_checkpoint(final)
+        results = evaluate_policy(
+            final_net,
+            cfg,
+            encoder,
+            cfg.eval.walls,
+            cfg.eval.report_block,
+            "trained",
+            progress=progress,
+        )
+        for r in results:
+            for metric in ("points", "placement"):
+                diffs.append(difference(r, "trained", r.lineup[1], metric))
         meta["total_seconds"] = time.time() - t_start
-        paths = write_results(results, run_dir, meta={"config": to_dict(cfg), **meta})
+        paths = write_results(
+            results, run_dir, meta={"config": to_dict(cfg), **meta}, differences=diffs
+        )
         print(results_table(results))
+        for d in diffs:
+            print(
+                f"{d.a} - {d.b} ({d.metric} per hand, {d.walls} walls x "
+                f"{results[0].points.shape[1]} seatings): {d.mean:+.3f} "
+                f"[{d.ci95_low:+.3f}, {d.ci95_high:+.3f}]"
+            )
         print(f"results: {paths['csv']}, {paths['json']}, plot: {paths['png']}")
+    if curve:
+        print(f"learning curve: {plot_curve(curve, run_dir / 'curve.png')}")
     meta["total_seconds"] = time.time() - t_start
     # strict JSON: NaN / inf (e.g. an empty statistic) become null
     (run_dir / "meta.json").write_text(json.dumps(json_safe(meta), indent=2, allow_nan=False))
     writer.close()
     print(f"done in {meta['total_seconds']:.0f} s; run directory: {run_dir}")
-    return {"run_dir": run_dir, "results": results, "meta": meta}
+    return {"run_dir": run_dir, "results": results, "meta": meta, "curve": curve}

@@ -49,6 +49,23 @@ def _meta() -> dict:
     }
 
 
+class UniformPolicy(torch.nn.Module):
+    """Zero logits and values (uniform over the legal actions): ``--channels 0`` measures the
+    rollout loop without the network (env, gathering, sampling)."""
+
+    def __init__(self, in_channels: int):
+        super().__init__()
+        self.in_channels = in_channels
+        self.encoder = "planes-v0"
+        self.config = NetworkConfig(channels=0, blocks=0)
+
+    def forward(self, obs, mask=None):
+        logits = torch.zeros((obs.shape[0], 235), device=obs.device)
+        if mask is not None:
+            logits = logits.masked_fill(~mask, -1e9)
+        return logits, torch.zeros(obs.shape[0], device=obs.device)
+
+
 def inference_net(net: PolicyValueNet, mode: str, block_rows: int | None) -> torch.nn.Module:
     """``eager``: the module itself; ``frozen``: TorchScript traced at ``block_rows`` rows,
     frozen and optimised for inference (BatchNorm folded into the convolutions)."""
@@ -153,13 +170,19 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--device", default="auto")
     ap.add_argument("--block-rows", type=int, default=DEFAULT_BLOCK_ROWS)
     ap.add_argument("--inference", default="eager", choices=["eager", "frozen"])
-    ap.add_argument("--channels", type=int, default=NetworkConfig.channels)
+    ap.add_argument(
+        "--channels", type=int, default=NetworkConfig.channels, help="0 = no network (uniform)"
+    )
     ap.add_argument("--blocks", type=int, default=NetworkConfig.blocks)
     ap.add_argument("--repeat", type=int, default=1)
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    net = PolicyValueNet(75, NetworkConfig(channels=args.channels, blocks=args.blocks)).eval()
+    if args.channels == 0:
+        net = UniformPolicy(75).eval()
+        args.inference = "eager"
+    else:
+        net = PolicyValueNet(75, NetworkConfig(channels=args.channels, blocks=args.blocks)).eval()
     dev = resolve_device(args.device)
     net.to(dev)
     inet = inference_net(net, args.inference, args.block_rows) if dev.type == "cpu" else net

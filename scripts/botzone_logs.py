@@ -8,8 +8,8 @@ Usage::
 ``replay`` checks every match (every action legal, draws, fans and scores equal ours; see
 :mod:`mcr_env.botzone.datatxt`), prints how many replayed and lists every match that did not
 (its id, the first bad line and why), and writes our JSONL records (``--records``) and a
-behaviour-cloning dataset of every decision of all four seats (``--bc``, an ``.npz`` that
-``scripts/train.py --set bc.data=bc.npz`` trains on). ``write`` turns our records (single hands
+behaviour-cloning dataset of every decision of all four seats (``--bc``, an ``.npz`` of obs,
+mask, action, ret, seat, match). ``write`` turns our records (single hands
 of the botzone layout, e.g. from ``scripts/record.py --wall-layout botzone``) into data.txt.
 """
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import baselines.features  # noqa: E402, F401  (registers planes-v0+rule-v0)
 from baselines.agents import register  # noqa: E402
 from baselines.train import git_commit  # noqa: E402
 from mcr_env.engine.config import RulesConfig  # noqa: E402
@@ -37,6 +38,7 @@ from mcr_env.eval import (  # noqa: E402
 )
 from mcr_env.eval.cli import (  # noqa: E402
     OneLineParser,
+    UsageError,
     cli_main,
     load_agent,
     require_positive,
@@ -89,6 +91,9 @@ def run(argv: list[str] | None = None):
     opp = load_agent(args.opponent, args.seed + 1, "--opponent", cmd)
     if agent.name == opp.name:
         opp.name = f"{opp.name}-opponent"
+    encoders = {getattr(a, "encoder", "planes-v0") for a in (agent, opp) if a.needs_obs}
+    if len(encoders) > 1:
+        raise UsageError(f"--agent and --opponent read different observations: {sorted(encoders)}")
     procs = [a for a in (agent, opp) if hasattr(a, "incidents")]
     rules = RulesConfig(wall_layout=args.wall_layout)
     batch = args.batch_size
@@ -106,6 +111,7 @@ def run(argv: list[str] | None = None):
             wall_offset=args.wall_offset,
             batch_size=batch,
             rules=rules,
+            encoder=encoders.pop() if encoders else "planes-v0",
             progress=not args.no_progress,
         )
     finally:

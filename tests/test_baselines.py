@@ -193,11 +193,14 @@ def test_per_seat_gae_exact():
     # two sequences: key 0 has 3 decisions, key 5 has 1; rewards only at the end
     key = np.array([0, 5, 0, 0], dtype=np.int64)
     value = np.array([0.1, 0.2, 0.3, 0.4], dtype=np.float32)
-    final = np.zeros(8)
-    final[0], final[5] = 1.0, -2.0
-    adv, ret = per_seat_gae(key, value, final, gamma=1.0, gae_lambda=0.5)
+    reward = np.array([0.0, -2.0, 0.0, 1.0])  # per transition: the end reaches the last one
+    adv, ret = per_seat_gae(key, value, reward, gamma=1.0, gae_lambda=0.5)
     # key 0: t2 (last): 1 - 0.4 = 0.6; t1: (0.4 - 0.3) + 0.5 * 0.6 = 0.4; t0: 0.2 + 0.2 = 0.4
     assert adv == pytest.approx([0.4, -2.2, 0.4, 0.6])
     assert ret == pytest.approx(adv + value)
-    adv1, _ = per_seat_gae(key, value, final, gamma=1.0, gae_lambda=1.0)
+    adv1, _ = per_seat_gae(key, value, reward, gamma=1.0, gae_lambda=1.0)
     assert adv1 == pytest.approx([1 - 0.1, -2.2, 1 - 0.3, 1 - 0.4])
+    # an intermediate reward (e.g. shaping) enters its own transition's delta
+    reward2 = np.array([0.5, -2.0, 0.0, 1.0])
+    adv2, _ = per_seat_gae(key, value, reward2, gamma=1.0, gae_lambda=1.0)
+    assert adv2 == pytest.approx([1.5 - 0.1, -2.2, 1 - 0.3, 1 - 0.4])

@@ -239,7 +239,7 @@ def test_bc_dataset_is_the_decisions_of_all_four_seats():
     np.testing.assert_allclose(data["obs"][0].astype(np.float32), first, atol=1e-3)
 
 
-def test_logs_script_replays_writes_records_and_a_dataset_train_py_uses(tmp_path, capsys):
+def test_logs_script_replays_and_writes_records_and_a_dataset(tmp_path, capsys):
     import importlib.util
     from pathlib import Path
 
@@ -275,17 +275,5 @@ def test_logs_script_replays_writes_records_and_a_dataset_train_py_uses(tmp_path
     back = read_records(tmp_path / "back.jsonl")
     assert [_strip(r) for r in back] == [_strip(r) for r in records[1:]]
     assert logs.main(["replay", str(tmp_path / "missing.txt")]) == 2
-    res = script("train").main(
-        [
-            "--config",
-            str(root / "configs" / "smoke.yaml"),
-            "--set",
-            f"runs_dir={tmp_path}",
-            f"bc.data={tmp_path / 'bc.npz'}",
-            "eval.opponents=[random]",
-            "--no-progress",
-        ]
-    )
-    meta = json.loads((Path(res["run_dir"]) / "meta.json").read_text())
-    assert meta["bc_data"]["source"] == str(tmp_path / "bc.npz")
-    assert 0 < meta["bc"]["samples"] <= out["samples"]
+    with np.load(tmp_path / "bc.npz") as z:
+        assert len(z["action"]) == out["samples"] and z["obs"].dtype == np.float16

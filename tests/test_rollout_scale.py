@@ -156,3 +156,28 @@ def test_ray_backend_matches_in_process(reference, ppo_reference):
         assert_same_training(ppo_run(backend="ray", ray_actors=2), ppo_reference)
     finally:
         ray.shutdown()
+
+
+def test_bench_rollout_script_prints_rows(capsys):
+    """scripts/bench_rollout.py with tiny budgets: one JSON row per backend and worker count."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "bench_rollout.py"
+    spec = importlib.util.spec_from_file_location("bench_rollout", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    argv = ["--batch", "3", "--seconds", "0.05", "--channels", "8", "--blocks", "1"]
+    mod.main([*argv, "--backends", "inprocess", "sharded", "--workers", "2", "--block-rows", "16"])
+    mod.main([*argv[:4], "--channels", "0", "--backends", "inprocess"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["backend"], r["workers"]) for r in rows] == [
+        ("inprocess", 0),
+        ("sharded", 2),
+        ("inprocess", 0),
+    ]
+    for r in rows:
+        assert r["decisions"] >= r["policy_rows"] > 0 and r["decisions_per_s"] > 0
+        assert r["commit"] is not None and r["torch"]
+    assert len(rows[1]["worker_cpu_seconds"]) == 2 and rows[2]["network"]["channels"] == 0

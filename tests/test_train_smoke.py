@@ -37,21 +37,24 @@ def test_train_then_evaluate_smoke(tmp_path, capsys):
         "meta.json",
         "bc.pt",
         "ppo_1.pt",
+        "ppo_2.pt",
         "final.pt",
+        "curve.json",
+        "curve.png",
         "eval.csv",
         "eval.json",
         "eval.png",
     ):
         assert (run_dir / f).exists(), f
     resolved = yaml.safe_load((run_dir / "config.yaml").read_text())
-    assert resolved["eval"]["opponents"] == ["random"] and resolved["ppo"]["iterations"] == 1
+    assert resolved["eval"]["opponents"] == ["random"] and resolved["ppo"]["iterations"] == 2
 
     def strict(constant):  # NaN / Infinity are not JSON
         raise AssertionError(f"not strict JSON: {constant}")
 
     meta = json.loads((run_dir / "meta.json").read_text(), parse_constant=strict)
     json.loads((run_dir / "eval.json").read_text(), parse_constant=strict)
-    assert meta["git_commit"] and meta["bc"]["samples"] > 0 and meta["ppo"]["iteration"] == 1
+    assert meta["git_commit"] and meta["bc"]["samples"] > 0 and meta["ppo"]["iteration"] == 2
     ck = torch.load(run_dir / "final.pt", weights_only=True)
     assert ck["config"]["channels"] == 16
     assert list((run_dir / "tb").iterdir())

@@ -386,6 +386,7 @@ class ShardedBatchEnv:
         self.shards = shard_bounds(self.num_tables, self.num_workers)
         self._started = False
         self._root_drawn = False
+        self._acting = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # acting (game, seat)
         b, c = self.num_tables, self.encoder.num_channels
         layout = _layout(b, c, observe, autoreset_mode)
         self._shm = SharedMemory(create=True, size=max(_nbytes(layout), 1))
@@ -499,6 +500,8 @@ class ShardedBatchEnv:
             "to_act": self._v["to_act"].copy(),
         }
         mode = self.observe_mode
+        if mode != "packed":
+            self._acting = np.nonzero(obs["to_act"])
         if mode in ("all", "acting"):
             obs["observation"] = self._out("observation")
         elif mode == "packed":
@@ -518,6 +521,7 @@ class ShardedBatchEnv:
                 obs["observation"] = view
             obs["games"] = v["games"][:n].copy()
             obs["seats"] = v["seats"][:n].copy()
+            self._acting = (obs["games"].copy(), obs["seats"].copy())  # = nonzero(to_act)
         return obs
 
     # ------------------------------------------------------------------ reset / step
@@ -611,16 +615,16 @@ class ShardedBatchEnv:
         return obs, rewards, terminated, np.zeros_like(terminated), info
 
     def _check_legal(self, acts: np.ndarray) -> None:
-        """Raise the engine's ValueError for the first acting seat whose action is illegal."""
+        """Raise the engine's ValueError for the first acting seat whose action is illegal
+        (looks only at the N acting seats, found once per step in :meth:`_collect`)."""
         v = self._v
-        to_act = v["to_act"]
-        in_range = (acts >= 0) & (acts < NUM_ACTIONS)
-        safe = np.where(in_range, acts, 0)
-        b = self.num_tables
-        ok = in_range & v["action_mask"][np.arange(b)[:, None], np.arange(4)[None, :], safe]
-        illegal = to_act & ~ok
-        if illegal.any():
-            gi, si = (int(x[0]) for x in np.nonzero(illegal))
+        g, s = self._acting
+        a = acts[g, s]
+        ok = (a >= 0) & (a < NUM_ACTIONS)
+        ok[ok] = v["action_mask"][g[ok], s[ok], a[ok]]
+        if not ok.all():
+            i = int(np.argmin(ok))  # nonzero order = (game, seat) order, as the engine's
+            gi, si = int(g[i]), int(s[i])
             legal_ids = np.nonzero(v["action_mask"][gi, si])[0].tolist()
             raise ValueError(
                 f"illegal action {int(acts[gi, si])} for game {gi}, seat {si} "

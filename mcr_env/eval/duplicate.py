@@ -61,7 +61,6 @@ from typing import Any
 import numpy as np
 
 from mcr_env.engine.state import EndReason
-from mcr_env.eval.play import play_games
 
 PERMUTATION_MODES = ("rotations", "all")
 _SELF_DRAWN, _DISCARD, _ROB_KONG, _EXHAUSTIVE = (
@@ -315,6 +314,7 @@ def duplicate_evaluate(
     encoder: Any = "planes-v0",
     progress: bool = True,
     desc: str | None = None,
+    num_workers: int = 0,
 ) -> DuplicateResult:
     """Play ``walls`` walls under every seat permutation of ``lineup`` and collect statistics.
 
@@ -331,6 +331,10 @@ def duplicate_evaluate(
         encoder: encoder id or object, used by agents with ``needs_obs``.
         progress: show a tqdm bar.
         desc: label of the bar / match (default ``"<pos 0> vs <pos 1>"``).
+        num_workers: 0 = play the batches in this process; k >= 1 = in k worker processes
+            (-1 = one per CPU), each batch with its own copy of the agents
+            (:mod:`mcr_env.eval.parallel`: the same results for every k >= 1; equal to the
+            in-process ones unless an agent has mutable state, e.g. ``RandomAgent``).
 
     Returns:
         :class:`DuplicateResult`.
@@ -343,7 +347,7 @@ def duplicate_evaluate(
     from tqdm import tqdm
 
     from mcr_env.engine.config import RulesConfig
-    from mcr_env.engine.core import MCREngine
+    from mcr_env.eval.parallel import play_batch
 
     if len(lineup) != 4:
         raise ValueError(f"lineup must have 4 agents, got {len(lineup)}")
@@ -397,19 +401,30 @@ def duplicate_evaluate(
     reason = np.zeros(total, dtype=np.int64)
 
     bar = tqdm(total=total, desc=label, unit="hand", disable=not progress, leave=False)
+    slices, jobs = [], []
     for start in range(0, total, batch_size):
         sl = slice(start, min(start + batch_size, total))
         n = sl.stop - sl.start
         agent_index = np.zeros((n, 4), dtype=np.int64)
         rows = np.arange(n)[:, None]
         agent_index[rows, seat_of_pos[sl]] = pos_agent[None, :]
-        engine = MCREngine(n, config=rules)
-        engine.reset(walls=wall_rows[game_wall[sl]])
-        points_seat[sl] = play_games(engine, distinct, agent_index, encoder)
-        winner[sl] = engine.state.winner
-        payer[sl] = engine.state.win_from
-        reason[sl] = engine.state.end_reason
-        bar.update(n)
+        slices.append(sl)
+        jobs.append((agent_index, wall_rows[game_wall[sl]]))
+    if num_workers < 0:
+        from mcr_env.envs.sharded import default_num_workers
+
+        num_workers = default_num_workers()
+    if num_workers >= 1 and len(jobs) > 1:
+        from mcr_env.eval.parallel import play_batches
+
+        results = play_batches(distinct, jobs, rules, encoder, num_workers, bar.update)
+    else:
+        results = []
+        for agent_index, walls_b in jobs:
+            results.append(play_batch(distinct, agent_index, walls_b, rules, encoder))
+            bar.update(len(agent_index))
+    for sl, (p, w, f, r) in zip(slices, results):
+        points_seat[sl], winner[sl], payer[sl], reason[sl] = p, w, f, r
     bar.close()
 
     # seat -> position

@@ -1,0 +1,96 @@
+"""``planes-v0+rule-v0``: planes-v0 followed by the rule agent's look-ahead features.
+
+The rule-based agent's plan evaluations (:func:`baselines.hand_plans.rule_features`: value
+and plan distance after each discard, deal-in danger, the value of each claim and kong
+option, and its chosen discard) as 9 more ``(34,)`` channels after the 75 of ``planes-v0``
+(``(84, 34) float32``). A
+network reading them can imitate the teacher closely and learn where to deviate from it (as
+Suphx's look-ahead features do for Riichi). The features are computed from the acting seat's
+:class:`mcr_env.encoding.seat_view.SeatView` and the public tile in play only (no hidden
+information). Importing this module registers the encoder id with
+:func:`mcr_env.encoding.register_encoder`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from baselines.hand_plans import NUM_FEATURES, rule_features, tables
+from mcr_env.encoding import get_encoder, register_encoder
+from mcr_env.encoding.seat_view import SeatView
+
+FEATURE_ENCODER_ID = "planes-v0+rule-v0"
+
+
+class RuleFeatureEncoder:
+    """Encoder ``base`` (default ``planes-v0``) + :data:`NUM_FEATURES` rule-feature channels.
+
+    Same interface as :class:`mcr_env.encoding.base.Encoder`: ``id``, ``num_channels``,
+    ``shape``, ``dtype``, ``encode(state, games, seats) -> (N, C, 34) float32``.
+
+    Args:
+        base_id: the encoder whose channels come first.
+        claim_margin, sharpness: the rule agent's parameters the features are computed with.
+    """
+
+    dtype = np.float32
+
+    def __init__(
+        self, base_id: str = "planes-v0", claim_margin: float = 1.15, sharpness: float = 1.3
+    ) -> None:
+        self.base = get_encoder(base_id)
+        self.id = f"{base_id}+rule-v0"
+        self.num_channels = self.base.num_channels + NUM_FEATURES
+        self.shape = (self.num_channels, 34)
+        self.claim_margin = float(claim_margin)
+        self.sharpness = float(sharpness)
+
+    def __repr__(self) -> str:
+        return f"RuleFeatureEncoder({self.id!r}, C={self.num_channels})"
+
+    def encode(self, state: Any, games: Any = None, seats: Any = None) -> np.ndarray:
+        """``(N, C, 34) float32`` observations of (game, seat) pairs (all ``B * 4`` pairs,
+        game-major, when both are None).
+
+        Raises:
+            ValueError / TypeError: as :meth:`mcr_env.encoding.base.Encoder.encode`.
+        """
+        base = self.base.encode(state, games, seats)
+        if games is None and seats is None:
+            b = int(state.phase.shape[0])
+            games = np.repeat(np.arange(b), 4)
+            seats = np.tile(np.arange(4), b)
+        games = np.asarray(games, dtype=np.int64)
+        seats = np.asarray(seats, dtype=np.int64)
+        out = np.empty((len(games), self.num_channels, 34), dtype=np.float32)
+        out[:, : self.base.num_channels] = base
+        if len(games) == 0:
+            return out
+        view = SeatView.from_state(state, games, seats)
+        gc, gn, hon = tables()
+        out[:, self.base.num_channels :] = rule_features(
+            np.ascontiguousarray(view.hand, dtype=np.int8),
+            np.ascontiguousarray(view.meld_kind, dtype=np.int8),
+            np.ascontiguousarray(view.meld_tile, dtype=np.int8),
+            np.ascontiguousarray(view.visible, dtype=np.int8),
+            np.asarray(state.tile_in_play[games], dtype=np.int64),
+            self.claim_margin,
+            self.sharpness,
+            gc,
+            gn,
+            hon,
+        )
+        return out
+
+
+def _register() -> None:
+    for base in ("planes-v0", "oracle-v0"):
+        try:
+            register_encoder(f"{base}+rule-v0", lambda b=base: RuleFeatureEncoder(b))
+        except ValueError:  # already registered (module reloaded)
+            pass
+
+
+_register()

@@ -1,0 +1,137 @@
+"""Training pieces: device selection, BC split and decision kinds, the rule features, the PPO
+pool, reward selection through the trainer config, the oracle critic."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import baselines.features  # noqa: F401  (registers planes-v0+rule-v0)
+from baselines.agents import RuleBasedAgent
+from baselines.bc import KINDS, collect_demonstrations, decision_kinds, split_by_hand
+from baselines.config import EnvConfig, NetworkConfig, PPOConfig, load_config
+from baselines.network import PolicyValueNet
+from baselines.ppo import draw_lineups, policy_channels, rollout, train_ppo
+from baselines.rollout import resolve_device
+from mcr_env.encoding import get_encoder
+from mcr_env.engine.core import MCREngine
+from mcr_env.eval.play import play_games
+from mcr_env.rewards import win_loss
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_device_auto_is_cpu_without_cuda():
+    assert not torch.cuda.is_available()  # the CI machine has no GPU
+    assert resolve_device("auto") == torch.device("cpu")
+    assert resolve_device("cpu") == torch.device("cpu")
+    with pytest.raises(ValueError, match="not valid"):
+        resolve_device("tpu-9")
+    for name in ("default.yaml", "smoke.yaml", "eval.yaml"):
+        assert load_config(ROOT / "configs" / name).device == "auto"
+
+
+def test_decision_kinds():
+    m = np.zeros((4, 235), bool)
+    m[0, [2, 5]] = True  # discard
+    m[1, [0, 99 + 3]] = True  # claim (Pass or Peng)
+    m[2, [2, 167 + 0]] = True  # own turn with an AnGang option
+    m[3, [1, 2, 9]] = True  # Hu legal
+    assert [KINDS[k] for k in decision_kinds(m)] == ["discard", "claim", "kong", "hu"]
+
+
+def test_bc_split_by_hand_never_shares_a_hand():
+    demos = collect_demonstrations(6, 3, seed=2, progress=False)
+    assert set(np.unique(demos.hand)) == set(range(6))
+    tr, va = split_by_hand(demos, 0.34, seed=1)
+    assert len(tr) + len(va) == len(demos.action) and len(va) > 0
+    assert not set(demos.hand[tr]) & set(demos.hand[va])
+    assert len(set(demos.hand[va])) == 2  # round(0.34 * 6) hands held out
+    with pytest.raises(ValueError, match="val_fraction"):
+        split_by_hand(demos, 1.0, seed=1)
+
+
+def test_rule_features_mark_the_rule_agents_discard():
+    enc = get_encoder("planes-v0+rule-v0")
+    assert enc.num_channels == 75 + 9
+    agent = RuleBasedAgent()
+    seen = {"discards": 0}
+
+    def check(ai, games, seats, obs, mask, actions):
+        own = mask[:, 2:36].any(axis=1) & ~mask[:, 1] & ~mask[:, 167:].any(axis=1)
+        for i in np.flatnonzero(own):
+            assert obs[i, 75 + 8].sum() == 1.0
+            assert int(obs[i, 75 + 8].argmax()) == actions[i] - 2
+            seen["discards"] += 1
+        # the planes-v0 channels are untouched
+        assert np.array_equal(obs[:, :75], get_encoder("planes-v0").encode(eng.state, games, seats))
+
+    eng = MCREngine(3)
+    eng.reset(seed=4)
+    play_games(eng, [agent], np.zeros((3, 4), dtype=np.int64), enc, check)
+    assert seen["discards"] > 50
+
+
+def test_pool_lineups():
+    rng = np.random.default_rng(0)
+    entry, learner = draw_lineups(("self", "rule", "past"), (0.5, 0.25, 0.25), 400, rng)
+    assert learner[entry == 0].all()
+    assert (learner[entry != 0].sum(axis=1) == 1).all()
+    assert 150 < (entry == 0).sum() < 250
+    with pytest.raises(ValueError, match="pool entries"):
+        draw_lineups(("selfish",), (), 2, rng)
+    with pytest.raises(ValueError, match="pool_weights"):
+        draw_lineups(("self", "rule"), (1.0,), 2, rng)
+
+
+def _tiny_net(channels):
+    torch.manual_seed(0)
+    return PolicyValueNet(channels, NetworkConfig(channels=8, blocks=1, hidden=16)).eval()
+
+
+def test_rollout_rewards_follow_the_selected_reward():
+    from mcr_env.envs.batch import MCRBatchEnv
+
+    env = MCRBatchEnv(4, reward="win_loss", autoreset_mode="disabled", observe="packed")
+    net = _tiny_net(75)
+    learner = np.zeros((4, 4), bool)
+    learner[:, 1] = True
+    buf, points = rollout(
+        net,
+        env,
+        3,
+        torch.Generator().manual_seed(0),
+        learner,
+        [RuleBasedAgent()],
+        np.zeros(4, dtype=np.int64),
+        reward_scale=0.5,
+    )
+    assert set(buf["key"] % 4) == {1}  # only the learner's decisions are stored
+    expect = 0.5 * win_loss(points.astype(np.int32)).reshape(-1)
+    for k in np.unique(buf["key"]):
+        assert buf["reward"][buf["key"] == k].sum() == pytest.approx(expect[k])
+
+
+def test_trainer_config_selects_the_reward_and_oracle_critic(tmp_path):
+    cfg = PPOConfig(
+        iterations=1,
+        num_envs=2,
+        update_epochs=1,
+        pool=("self", "rule"),
+        oracle_critic=True,
+        checkpoint_every=1,
+    )
+    env = EnvConfig(reward="shaping", reward_kwargs={"base": "win_loss", "gamma": 1.0})
+    net = _tiny_net(75)
+    before = [p.detach().clone() for p in net.parameters()]
+    out = train_ppo(net, cfg, env, seed=5, checkpoint_dir=tmp_path, progress=False)
+    assert out["iteration"] == 1 and out["decisions"] > 0
+    assert (tmp_path / "ppo_1.pt").exists()
+    assert any(not torch.equal(a, b) for a, b in zip(before, net.parameters()))
+    assert policy_channels("oracle-v0+rule-v0", "planes-v0+rule-v0").tolist() == [
+        *range(75),
+        *range(98, 107),
+    ]
+    with pytest.raises(ValueError, match="unknown reward|valid"):
+        train_ppo(_tiny_net(75), cfg, EnvConfig(reward="no-such-reward"), seed=5, progress=False)
