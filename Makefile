@@ -21,7 +21,10 @@ $(STAMP): pyproject.toml
 # The HTML viewer tests drive Debian's chromium (/usr/bin/chromium) through playwright; no
 # browser is ever downloaded. Installed here when missing (CI runs as root on a fresh machine).
 browser:
-	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+	@test -x /usr/bin/chromium || { \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$SUDO apt-get update -qq && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
 test: $(STAMP) browser
 	$(PY) -m ruff check mcr_env baselines scripts tests examples

@@ -5,7 +5,7 @@ Agent interface
 An agent answers a batch of N decisions at once (N acting seats, possibly from different games
 and seats)::
 
-    actions = agent.act(obs, mask, view)   # -> (N,) int64 action ids (DESIGN.md layout)
+    actions = agent.act(obs, mask, view)   # -> (N,) int64 action ids (docs/design.md layout)
 
 * ``obs``: ``(N, C, 34) float32`` observations of the acting seats from the agent's encoder
   (``planes-v0``), or ``None`` when the agent says it does not need them

@@ -6,8 +6,9 @@ the convolution before it (``w' = w * g / sqrt(v + eps)``, ``b' = beta - m * g /
 eps)``). :func:`export_submission` writes the zip: ``__main__.py``
 (:mod:`mcr_env.botzone.submission`), ``weights.npz``, and the mcr_env packages a bot needs
 (tiles, scoring, engine, encoding, botzone) under a stub ``mcr_env/__init__.py`` that does not
-import gymnasium, so ``python bot.zip`` runs with numpy alone. The value head is left out (a bot
-does not need it).
+import gymnasium, and a stand-in ``numba`` whose ``njit`` leaves the engine's kernels as plain
+Python (:data:`NUMBA_STAND_IN`), so ``python bot.zip`` runs with numpy alone. The value head
+is left out (a bot does not need it).
 """
 
 from __future__ import annotations
@@ -22,6 +23,21 @@ PACKAGES = ("scoring", "engine", "encoding", "botzone")
 """mcr_env subpackages copied into the zip (with ``mcr_env/tiles.py``)."""
 
 _STUB = '"""mcr-env, the parts a Botzone bot needs (exported submission)."""\n'
+
+NUMBA_STAND_IN = '''"""Stand-in for numba in an exported Botzone bot (Botzone has numpy, not numba).
+
+``njit`` returns the function unchanged, so the engine's compiled kernels
+(mcr_env.engine.kernels and the other ``@njit`` functions) run as the plain Python they are
+written in: the same rules and masks, slower, which one table at a time can afford.
+"""
+
+
+def njit(*args, **kwargs):
+    if len(args) == 1 and callable(args[0]) and not kwargs:
+        return args[0]
+    return lambda func: func
+'''
+"""``numba/__init__.py`` of the exported zip (:data:`NUMBA_STAND_IN` replaces ``@njit``)."""
 
 
 def _fold(conv, bn) -> tuple[np.ndarray, np.ndarray]:
@@ -89,6 +105,7 @@ def export_submission(checkpoint, out: str | Path) -> Path:
         z.write(root / "botzone" / "submission.py", "__main__.py")
         z.writestr("weights.npz", buf.getvalue())
         z.writestr("mcr_env/__init__.py", _STUB)
+        z.writestr("numba/__init__.py", NUMBA_STAND_IN)
         z.write(root / "tiles.py", "mcr_env/tiles.py")
         for pkg in PACKAGES:
             for f in sorted((root / pkg).rglob("*.py")):

@@ -599,7 +599,7 @@ def hand_value(counts: Sequence[int], melds: Sequence[Meld] = (), sharpness: flo
 
 
 # ------------------------------------------------------------------ the rule agent's decisions
-# Action layout of mcr_env.engine.actions (DESIGN.md): 0 Pass, 1 Hu, 2 + t Play, 36-98 Chi,
+# Action layout of mcr_env.engine.actions (docs/design.md): 0 Pass, 1 Hu, 2 + t Play, 36-98 Chi,
 # 99 + t Peng, 133 + t Gang, 167 + t AnGang, 201 + t BuGang.
 _PASS, _HU, _PLAY, _CHI, _PENG, _GANG, _ANGANG, _BUGANG = 0, 1, 2, 36, 99, 133, 167, 201
 

@@ -25,7 +25,7 @@ from torch import nn
 from baselines.config import NetworkConfig
 
 NUM_ACTIONS = 235
-"""A: size of the action layout (DESIGN.md)."""
+"""A: size of the action layout (docs/design.md)."""
 NUM_TILE_KINDS = 34
 """T: length of the tile axis."""
 MASKED_LOGIT = -1e9

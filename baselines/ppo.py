@@ -275,6 +275,9 @@ class _SelfPlayRollouts:
                 cfg.num_envs,
                 workers,
                 config=rules,
+                # the shared policy is fed only its own decisions, so the faster skipping
+                # claim rounds of the rules leak nothing here (docs/rules.md §10)
+                claim_round=rules.claim_round,
                 encoder=env.encoder,
                 reward="settlement",
                 autoreset_mode="disabled",
@@ -287,7 +290,7 @@ class _SelfPlayRollouts:
             self.ray = RayRollouts(
                 cfg.num_envs,
                 net,
-                {"config": rules, "encoder": env.encoder},
+                {"config": rules, "encoder": env.encoder, "claim_round": rules.claim_round},
                 num_actors=cfg.ray_actors,
                 workers_per_actor=max(cfg.num_workers, 0),
                 address=cfg.ray_address or None,
@@ -507,9 +510,11 @@ def train_ppo(
             )
         finally:
             backend.close()
+    rules = RulesConfig.from_dict(dict(env.rules))
     batch_env = MCRBatchEnv(
         cfg.num_envs,
-        config=RulesConfig.from_dict(dict(env.rules)),
+        config=rules,
+        claim_round=rules.claim_round,  # as the fast path: the rules' own (docs/rules.md §10)
         encoder=env_encoder,
         reward=env.reward,
         reward_kwargs=dict(env.reward_kwargs),

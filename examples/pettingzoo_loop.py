@@ -3,7 +3,7 @@ action, in the AEC API (``agent_iter``/``last``/``step``) and in the parallel AP
 
     python examples/pettingzoo_loop.py --hands 3
 
-Prints one JSON line per hand with each agent's summed reward (the settlement, RULES.md §3,
+Prints one JSON line per hand with each agent's summed reward (the settlement, docs/rules.md §3,
 sums to zero) and the number of decisions.
 """
 

@@ -1,7 +1,7 @@
 """A reward-shaping experiment: does shaping on hand progress help a short MaskablePPO run?
 
 Three rewards, the same budget and seeds, all evaluated on the same seeded hands by the raw
-settlement (RULES.md §3) the shaping must not distort:
+settlement (docs/rules.md §3) the shaping must not distort:
 
 * ``settlement``: the points alone (0 until the hand ends);
 * ``shanten``: settlement + potential-based shaping ``F = Phi(s') - Phi(s)`` with the library's

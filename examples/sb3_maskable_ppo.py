@@ -8,7 +8,7 @@ copies).
 Prints one JSON line per rollout (timesteps, mean return of the last 100 episodes, env steps
 per second including training) and a summary line with the first and last mean returns.
 
-The default reward is the settlement (RULES.md §3) plus potential-based shaping on shanten with
+The default reward is the settlement (docs/rules.md §3) plus potential-based shaping on shanten with
 a non-zero terminal potential (``terminal_zero=False``): the return then also counts how close
 the hand got to winning, which a short run learns visibly; pass ``--reward settlement`` for the
 raw points.

@@ -37,7 +37,7 @@ from mcr_env.pettingzoo import env as mcr_aec_env
 
 
 def make_env() -> PettingZooEnv:
-    # settlement rewards scaled to ~[-1, 1] (RULES.md §3 points / 100)
+    # settlement rewards scaled to ~[-1, 1] (docs/rules.md §3 points / 100)
     return PettingZooEnv(mcr_aec_env(reward="scaled"))
 
 

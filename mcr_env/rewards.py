@@ -2,20 +2,20 @@
 
 Every environment of :mod:`mcr_env.envs` computes its per-seat rewards with one
 :class:`RewardFunction`, chosen by name (:func:`make_reward`) or passed as an object; the raw
-settlement (RULES.md §3, points, ``(4,) int32`` per table) is always also reported in ``info``.
+settlement (docs/rules.md §3, points, ``(4,) int32`` per table) is always also reported in ``info``.
 
 ========================= ======================================================================
 name                      reward of a seat at the step where a hand ends (0 before)
 ========================= ======================================================================
 ``settlement`` (default)  the settlement delta in points: winner ``+24 + x`` (discard win) or
                           ``+24 + 3x`` (self-drawn), discarder ``-(8 + x)``, others ``-8`` or
-                          ``-(8 + x)``; 0 in an exhaustive draw (RULES.md §3). Sums to 0.
+                          ``-(8 + x)``; 0 in an exhaustive draw (docs/rules.md §3). Sums to 0.
 ``scaled``                ``settlement / scale`` (default ``scale = 100`` points).
 ``win_loss``              winner ``+1``; on a discard win (or Robbing the Kong) the discarder
                           ``-1``, the two others 0; on a self-drawn win each other seat
-                          ``-1/3``; false-Hu penalty (RULES.md §3 research option): offender
+                          ``-1/3``; false-Hu penalty (docs/rules.md §3 research option): offender
                           ``-1``, others ``+1/3``; exhaustive draw 0. Sums to 0.
-``table_points``          match mode (RULES.md §4): settlements are summed per seat over
+``table_points``          match mode (docs/rules.md §4): settlements are summed per seat over
                           ``hands_per_match`` (16) hands; at the last hand of the match each
                           seat gets its table points 4/2/1/0 by rank (ties share the points of
                           the ranks they span: two tied first get 3 each); 0 at other steps.
@@ -61,7 +61,7 @@ __all__ = [
 ]
 
 TABLE_POINTS = (4.0, 2.0, 1.0, 0.0)
-"""Competition table points by rank (RULES.md §4)."""
+"""Competition table points by rank (docs/rules.md §4)."""
 
 
 def _check_settlement(settlement: Any) -> np.ndarray:
@@ -86,7 +86,7 @@ def win_loss(settlement: np.ndarray) -> np.ndarray:
     """Win/loss reward of settlements (see the module table).
 
     Args:
-        settlement: ``(N, 4)`` integer points, each row a settlement of RULES.md §3 (or zeros).
+        settlement: ``(N, 4)`` integer points, each row a settlement of docs/rules.md §3 (or zeros).
 
     Returns:
         ``(N, 4) float32``: winner +1; discarder -1 (others 0) on a discard win; -1/3 each on
@@ -112,7 +112,7 @@ def win_loss(settlement: np.ndarray) -> np.ndarray:
 
 
 def table_points(totals: np.ndarray) -> np.ndarray:
-    """Competition table points 4/2/1/0 by rank of match totals; ties share (RULES.md §4).
+    """Competition table points 4/2/1/0 by rank of match totals; ties share (docs/rules.md §4).
 
     Args:
         totals: ``(N, 4)`` numbers (summed settlement points of each seat over a match).
@@ -165,7 +165,7 @@ class RewardFunction:
 
 
 class SettlementReward(RewardFunction):
-    """Raw settlement points (RULES.md §3) as float32."""
+    """Raw settlement points (docs/rules.md §3) as float32."""
 
     name = "settlement"
 
@@ -201,7 +201,7 @@ class WinLossReward(RewardFunction):
 
 
 class TablePointsReward(RewardFunction):
-    """Match table points (RULES.md §4).
+    """Match table points (docs/rules.md §4).
 
     With an engine in match mode (``RulesConfig(match="match")``) the engine's own
     ``table_points`` (per player) are paid to the seats of those players when a match

@@ -1,4 +1,4 @@
-"""Tiles: ids, suits, predicates, notation and glyphs (RULES.md section 1).
+"""Tiles: ids, suits, predicates, notation and glyphs (docs/rules.md §1).
 
 Tile ids follow the Botzone order:
 
@@ -61,7 +61,7 @@ class Suit(IntEnum):
 
 
 class Wind(IntEnum):
-    """Seat and prevalent winds (RULES.md section 2)."""
+    """Seat and prevalent winds (docs/rules.md §2)."""
 
     EAST = 0
     SOUTH = 1
@@ -143,13 +143,13 @@ def is_terminal(t: int) -> bool:
 
 
 def is_green(t: int) -> bool:
-    """True for the green tiles of All Green (RULES.md section 1)."""
+    """True for the green tiles of All Green (docs/rules.md §1)."""
     t = _check_id(t)
     return t < 34 and bool(IS_GREEN[t])
 
 
 def is_reversible(t: int) -> bool:
-    """True for the tiles of Reversible Tiles (RULES.md section 1)."""
+    """True for the tiles of Reversible Tiles (docs/rules.md §1)."""
     t = _check_id(t)
     return t < 34 and bool(IS_REVERSIBLE[t])
 

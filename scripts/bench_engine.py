@@ -1,11 +1,19 @@
-"""Engine throughput with uniformly random legal actions (DESIGN.md "Performance").
+"""Engine and env throughput under a play policy (docs/design.md "Performance").
 
-Prints one JSON line per batch size with ``batch``, ``hands_per_s`` (complete hands per second),
-``decisions_per_s`` (acting (game, seat) pairs answered per second), ``peak_rss_mb`` and the
-machine, versions and git commit. Random actions are drawn batched from the legal masks (only
-for the acting rows). Run on one core, e.g.::
+Prints one JSON line per (path, policy, batch size) with ``batch``, ``policy``, ``hands_per_s``
+(complete hands per second), ``decisions_per_s`` (acting (game, seat) pairs answered per
+second), ``peak_rss_mb`` and the machine, versions and git commit. Policies (actions of the
+acting rows only, computed batched; their cost is inside the timing):
 
-    taskset -c 0 .venv/bin/python scripts/bench_engine.py --batch 1 64 1024 --seconds 10
+* ``uniform``: a uniformly random legal action;
+* ``greedy``: Hu whenever legal, any claim taken (Gang over Peng over Chi), and otherwise the
+  discard leaving the lowest shanten (:func:`mcr_env.scoring.shanten.shanten_batch` over the
+  legal discards; ties to the lowest tile): realistic play that reaches the scoring paths.
+
+Run on one core, e.g.::
+
+    taskset -c 0 .venv/bin/python scripts/bench_engine.py --batch 1 64 1024 4096 \
+        --policy uniform greedy --paths engine env --seconds 10
 """
 
 from __future__ import annotations
@@ -21,8 +29,10 @@ import time
 
 import numpy as np
 
-from mcr_env.engine import MCREngine, RulesConfig
+from mcr_env.engine import MCREngine, RulesConfig, score_cache_info
+from mcr_env.engine.actions import CHI_OFFSET, HU, NUM_ACTIONS, PASS, PLAY_OFFSET
 from mcr_env.engine.sampling import sample_legal_actions
+from mcr_env.scoring.shanten import shanten_batch
 
 
 def _meta() -> dict:
@@ -52,6 +62,57 @@ def random_legal_actions(legal: np.ndarray, to_act: np.ndarray, rng) -> np.ndarr
     return sample_legal_actions(legal, rng, to_act)
 
 
+def greedy_actions(
+    legal: np.ndarray, to_act: np.ndarray, hands: np.ndarray, n_melds: np.ndarray
+) -> np.ndarray:
+    """``(B, 4) int64``: the ``greedy`` policy for each acting seat (0 elsewhere).
+
+    Args:
+        legal: ``(B, 4, 235) bool`` legal masks; to_act: ``(B, 4) bool``;
+        hands: ``(B, 4, 34)`` concealed counts of the seats (the acting seat's own hand: no
+            hidden information is used); n_melds: ``(B, 4)`` melds per seat.
+
+    Hu if legal; else the highest legal claim or kong id other than a discard (Gang/AnGang/
+    BuGang > Peng > Chi); else the legal discard leaving the lowest shanten (lowest tile on
+    ties). A seat with only Pass passes.
+    """
+    out = np.zeros(to_act.shape, dtype=np.int64)
+    g, s = np.nonzero(to_act)
+    if g.size == 0:
+        return out
+    m = legal[g, s]  # (n, 235)
+    act = np.zeros(g.size, dtype=np.int64)
+    claims = m[:, CHI_OFFSET:]
+    has_claim = claims.any(axis=1)
+    # highest legal id among Chi..BuGang: argmax over the reversed slice
+    last = NUM_ACTIONS - 1 - claims[:, ::-1].argmax(axis=1)
+    act[has_claim] = last[has_claim]
+    plays = m[:, PLAY_OFFSET:CHI_OFFSET]
+    need = np.nonzero(~has_claim & plays.any(axis=1))[0]
+    if need.size:
+        ok = plays[need]
+        r, t = np.nonzero(ok)  # one candidate hand per legal discard
+        cand = hands[g[need][r], s[need][r]].astype(np.int64)
+        cand[np.arange(r.size), t] -= 1
+        sh = np.full(ok.shape, 99, dtype=np.int64)
+        sh[r, t] = shanten_batch(cand, n_melds[g[need][r], s[need][r]].astype(np.int64))
+        act[need] = PLAY_OFFSET + sh.argmin(axis=1)
+    act[m[:, HU]] = HU
+    only_pass = ~m[:, 1:].any(axis=1)
+    act[only_pass] = PASS
+    out[g, s] = act
+    return out
+
+
+def _policy(name: str, rng):
+    """``act(legal, to_act, state) -> (B, 4) int64`` of policy ``name`` (uniform or greedy)."""
+    if name == "uniform":
+        return lambda legal, to_act, state: random_legal_actions(legal, to_act, rng)
+    if name == "greedy":
+        return lambda legal, to_act, state: greedy_actions(legal, to_act, state.hand, state.n_melds)
+    raise ValueError(f"unknown policy {name!r}; valid: uniform, greedy")
+
+
 def _rates(hands: int, decisions: int, t0: float, c0: float) -> dict:
     """Timing keys of a bench row, measured from ``t0`` (``time.perf_counter``) and ``c0``
     (``time.process_time``) to now: ``seconds``, ``hands_per_s``, ``decisions_per_s`` (wall
@@ -73,23 +134,25 @@ def bench_engine(
     layout: str = "official",
     seed: int = 0,
     claim_round: str = "options",
+    policy: str = "uniform",
 ) -> dict:
-    """Run random legal play on ``batch`` games for about ``seconds``; autoreset finished games.
+    """Play ``policy`` on ``batch`` games for about ``seconds``; autoreset finished games.
 
     ``claim_round``: :attr:`RulesConfig.claim_round` ("options" or "all", docs/rules.md §10).
 
     Returns:
-        dict with ``batch``, ``layout``, ``claim_round``, ``hands``, ``decisions``,
-        ``decisions_per_hand``, ``steps``, ``seconds``, ``hands_per_s``, ``decisions_per_s``
-        (wall clock) and ``cpu_seconds``, ``hands_per_cpu_s`` (process CPU time: the fair
-        figure on a shared machine).
+        dict with ``batch``, ``layout``, ``claim_round``, ``policy``, ``hands``,
+        ``decisions``, ``decisions_per_hand``, ``steps``, ``seconds``, ``hands_per_s``,
+        ``decisions_per_s`` (wall clock) and ``cpu_seconds``, ``hands_per_cpu_s`` (process
+        CPU time: the fair figure on a shared machine).
     """
     eng = MCREngine(batch, RulesConfig(wall_layout=layout, claim_round=claim_round))
     eng.reset(seed=seed)
     rng = np.random.default_rng(seed)
+    act = _policy(policy, rng)
     # warm-up (table builds, first allocations)
     for _ in range(20):
-        eng.step(random_legal_actions(eng.legal_mask, eng.to_act, rng))
+        eng.step(act(eng.legal_mask, eng.to_act, eng.state))
         if eng.terminated.any():
             eng.reset(games=eng.terminated.copy())
     hands = decisions = steps = 0
@@ -97,7 +160,7 @@ def bench_engine(
     c0 = time.process_time()
     while True:
         decisions += int(eng.to_act.sum())
-        eng.step(random_legal_actions(eng.legal_mask, eng.to_act, rng))
+        eng.step(act(eng.legal_mask, eng.to_act, eng.state))
         steps += 1
         hands += int(eng.hand_over.sum())
         if eng.terminated.any():
@@ -108,6 +171,7 @@ def bench_engine(
         "batch": batch,
         "layout": layout,
         "claim_round": claim_round,
+        "policy": policy,
         "hands": hands,
         "decisions": decisions,
         "decisions_per_hand": round(decisions / max(hands, 1), 2),
@@ -122,11 +186,13 @@ def bench_env(
     layout: str = "official",
     seed: int = 0,
     claim_round: str = "options",
+    policy: str = "uniform",
     workers: int = 0,
 ) -> dict:
     """The RL path: :class:`mcr_env.envs.batch.MCRBatchEnv` (planes-v0 observations of the
     acting seats (``observe="packed"``), masks, settlement rewards, same-step autoreset)
-    under random legal play; with ``workers`` = k >= 1 the same over k worker processes
+    under ``policy`` (greedy reads the acting seats' own hands from the env's engine, so it
+    needs ``workers`` = 0); with ``workers`` = k >= 1 the same over k worker processes
     (:class:`mcr_env.envs.sharded.ShardedBatchEnv`, shared-memory views, ``copy_obs=False``).
 
     Returns:
@@ -138,18 +204,24 @@ def bench_env(
 
     kw = {"copy_obs": False} if workers else {}
     config = RulesConfig(wall_layout=layout, claim_round=claim_round)
-    env = make_batch_env(batch, workers, config=config, observe="packed", **kw)
+    env = make_batch_env(
+        batch, workers, config=config, observe="packed", claim_round=claim_round, **kw
+    )
     obs, _ = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
+    act = _policy(policy, rng)
+    if policy == "greedy" and workers:
+        raise ValueError("--policy greedy reads the engine's hands: use it with --workers 0")
+    st = None if workers else env.engine.state
     for _ in range(20):
-        obs, *_ = env.step(random_legal_actions(obs["action_mask"], obs["to_act"], rng))
+        obs, *_ = env.step(act(obs["action_mask"], obs["to_act"], st))
     hands = decisions = steps = 0
     w0 = env.worker_cpu_seconds() if workers else []
     t0 = time.perf_counter()
     c0 = time.process_time()
     while True:
         decisions += int(obs["to_act"].sum())
-        obs, _, _, _, info = env.step(random_legal_actions(obs["action_mask"], obs["to_act"], rng))
+        obs, _, _, _, info = env.step(act(obs["action_mask"], obs["to_act"], st))
         steps += 1
         hands += int(info["hand_over"].sum())
         if steps % 16 == 0 and time.perf_counter() - t0 >= seconds:
@@ -175,6 +247,7 @@ def bench_env(
         "batch": batch,
         "layout": layout,
         "claim_round": claim_round,
+        "policy": policy,
         "workers": workers,
         "encoder": env.encoder.id,
         "hands": hands,
@@ -186,9 +259,65 @@ def bench_env(
     }
 
 
+def bench_gym(
+    batch: int,
+    seconds: float,
+    layout: str = "official",
+    seed: int = 0,
+    claim_round: str = "options",
+    policy: str = "uniform",
+) -> dict:
+    """The single-table Gymnasium path: ``gymnasium.make("mcr_env/MCR-v0")`` (one learner
+    seat, the three others played inside ``step`` by the default random opponents, planes-v0
+    observations), the learner answering a uniformly random legal action; ``batch`` must be 1.
+
+    Returns:
+        dict with ``learner_steps``, ``learner_steps_per_s``, ``hands``, ``hands_per_s``,
+        ``cpu_seconds``, ``learner_steps_per_cpu_s``.
+    """
+    import gymnasium as gym
+
+    import mcr_env  # noqa: F401  (registers MCR-v0)
+
+    if batch != 1 or policy != "uniform":
+        raise ValueError("the gym path is one table (--batch 1) with --policy uniform")
+    env = gym.make("mcr_env/MCR-v0", config=RulesConfig(wall_layout=layout))
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    steps = hands = 0
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    while True:
+        legal = np.flatnonzero(obs["action_mask"])
+        obs, _, terminated, truncated, _ = env.step(int(legal[rng.integers(legal.size)]))
+        steps += 1
+        if terminated or truncated:
+            hands += 1
+            obs, _ = env.reset()
+        if steps % 64 == 0 and time.perf_counter() - t0 >= seconds:
+            break
+    dt = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    return {
+        "batch": 1,
+        "layout": layout,
+        "claim_round": claim_round,
+        "policy": policy,
+        "env": "mcr_env/MCR-v0",
+        "learner_steps": steps,
+        "hands": hands,
+        "seconds": round(dt, 3),
+        "learner_steps_per_s": round(steps / dt, 1),
+        "hands_per_s": round(hands / dt, 1),
+        "cpu_seconds": round(cpu, 3),
+        "learner_steps_per_cpu_s": round(steps / cpu, 1),
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024])
+    ap.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024, 4096])
+    ap.add_argument("--policy", nargs="+", default=["uniform"], choices=["uniform", "greedy"])
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--layout", default="official", choices=["official", "botzone"])
     ap.add_argument("--seed", type=int, default=0)
@@ -204,8 +333,9 @@ def main(argv: list[str] | None = None) -> None:
         "--paths",
         nargs="+",
         default=["engine", "env"],
-        choices=["engine", "env"],
-        help="engine: MCREngine alone; env: MCRBatchEnv (observations, masks, rewards)",
+        choices=["engine", "env", "gym"],
+        help="engine: MCREngine alone; env: MCRBatchEnv (observations, masks, rewards); gym: "
+        "the Gymnasium MCR-v0 single-table env (learner steps, use with --batch 1)",
     )
     ap.add_argument(
         "--workers",
@@ -218,21 +348,36 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeat", type=int, default=1, help="rounds of the interleaved --workers")
     args = ap.parse_args(argv)
     meta = _meta()
-    benches = {"engine": bench_engine, "env": bench_env}
-    runs = [(p, b, cr, None) for p in args.paths for b in args.batch for cr in args.claim_round]
+    benches = {"engine": bench_engine, "env": bench_env, "gym": bench_gym}
+    runs = [
+        (p, pol, b, cr, None)
+        for p in args.paths
+        for pol in args.policy
+        for b in args.batch
+        for cr in args.claim_round
+    ]
     if args.workers is not None:
         runs = [
-            ("env", b, cr, k)
+            ("env", pol, b, cr, k)
             for _ in range(args.repeat)
+            for pol in args.policy
             for b in args.batch
             for cr in args.claim_round
             for k in args.workers
         ]
-    for path, b, cr, k in runs:
+    for path, pol, b, cr, k in runs:
+        if path == "gym" and (b != 1 or pol != "uniform"):
+            continue  # one table, random learner: the other batch sizes and policies skip it
         extra = {} if k is None else {"workers": k}
-        row = {"bench": path, **benches[path](b, args.seconds, args.layout, args.seed, cr, **extra)}
+        row = {
+            "bench": path,
+            **benches[path](b, args.seconds, args.layout, args.seed, cr, pol, **extra),
+        }
+        cache = score_cache_info()
+        row["score_cache_hit_rate"] = round(cache["hit_rate"], 4)
+        row["score_cache_lookups"] = cache["hits"] + cache["misses"]
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        row["peak_rss_mb"] = round(rss, 1)
+        row["peak_rss_mb"] = round(rss, 1)  # process peak so far (earlier rows too)
         row.update(meta)
         print(json.dumps(row), flush=True)
 

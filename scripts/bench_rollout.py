@@ -1,4 +1,4 @@
-"""Rollout throughput with the policy in the loop (DESIGN.md "Performance", "Scale").
+"""Rollout throughput with the policy in the loop (docs/design.md "Performance", "Scale").
 
 Plays complete hands with :func:`baselines.rollout.collect_rollout` (PPO's rollout: packed
 observations of the acting seats, ONE batched forward pass of the policy network per step for

@@ -200,7 +200,7 @@ def plan_distances(counts: Sequence[int], melds: Sequence[Meld] = ()) -> dict[st
 
     Returns:
         dict plan name -> distance (shanten-like; -1 complete). Plans impossible with the melds
-        are left out. Plan names are the fan names of RULES.md section 6 plus "Regular".
+        are left out. Plan names are the fan names of docs/rules.md §6 plus "Regular".
         Fixed-set plans further than ``PRUNE_MARGIN`` beyond "Regular" may be left out.
 
     Raises:

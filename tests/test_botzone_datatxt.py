@@ -277,3 +277,41 @@ def test_logs_script_replays_and_writes_records_and_a_dataset(tmp_path, capsys):
     assert logs.main(["replay", str(tmp_path / "missing.txt")]) == 2
     with np.load(tmp_path / "bc.npz") as z:
         assert len(z["action"]) == out["samples"] and z["obs"].dtype == np.float16
+
+
+def test_bc_data_trains_from_a_logs_dataset(tmp_path):
+    """``bc.data``: the dataset of replayed logs is what train.py's behaviour cloning reads
+    (whole hands held out, forced decisions dropped) instead of rule-based self-play."""
+    from pathlib import Path
+
+    from baselines.bc import load_demonstrations
+    from baselines.config import load_config
+    from baselines.train import run
+
+    records, lines = _lines_of(12, seed=31)
+    res = replay_file(lines, collect=True)
+    data = res.dataset()
+    np.savez_compressed(tmp_path / "bc.npz", **data)
+    demos = load_demonstrations(tmp_path / "bc.npz", get_encoder("planes-v0").num_channels)
+    free = data["mask"].sum(axis=1) > 1
+    assert demos.hands == 12 and len(demos.action) == int(free.sum())
+    assert demos.action.tolist() == data["action"][free].tolist()
+    assert demos.hand.tolist() == data["match"][free].tolist()
+    won = sum(r["hands"][0]["result"]["winner"] >= 0 for r in records)
+    assert demos.win_rate == won / 12
+    with pytest.raises(ValueError, match="84"):
+        load_demonstrations(tmp_path / "bc.npz", 84)
+    np.savez(tmp_path / "bad.npz", **{k: v for k, v in data.items() if k != "match"})
+    with pytest.raises(ValueError, match=r"missing arrays \['match'\]"):
+        load_demonstrations(tmp_path / "bad.npz")
+
+    root = Path(__file__).resolve().parent.parent
+    smoke = root / "configs" / "smoke.yaml"
+    sets = [f"runs_dir={tmp_path}", "env.encoder=planes-v0", "ppo.iterations=0"]
+    sets += ["eval.opponents=[random]"]
+    out = run(load_config(smoke, [*sets, f"bc.data={tmp_path / 'bc.npz'}"]), progress=False)
+    meta = out["meta"]
+    assert meta["bc_data"]["source"] == str(tmp_path / "bc.npz")
+    assert meta["bc_data"]["samples"] == len(demos.action) and meta["bc"]["samples"] > 0
+    with pytest.raises(ValueError, match="bc.data: no such file"):
+        run(load_config(smoke, [*sets, f"bc.data={tmp_path / 'none.npz'}"]), progress=False)

@@ -69,7 +69,7 @@ def test_json_output_exact(capsys):
 
 
 def test_profiles_and_below_minimum(capsys):
-    """RULES.md section 7 kong fans per profile; a hand under 8 points says so (exit 0)."""
+    """docs/rules.md §7 kong fans per profile; a hand under 8 points says so (exit 0)."""
     argv = ["789p11z23m", "--win", "4m", "--meld", "ANGANG 1m", "--meld", "GANG 5s 1"]
     glyphs = "🀈🀉🀟🀠🀡🀀🀀 [🀫🀇🀇🀫] [🀔🀔🀔🀔] + 🀊\n"  # concealed kong: outer tiles face down
     assert run_main(capsys, argv) == (
@@ -80,7 +80,7 @@ def test_profiles_and_below_minimum(capsys):
         + "Concealed Kong                    2      1         2\n"
         + "Pung of Terminals or Honors       1      1         1\n"
         + "Total: 7 points\n"
-        + "Not a legal win: 7 points without flowers, 8 needed (RULES.md section 2).\n",
+        + "Not a legal win: 7 points without flowers, 8 needed (docs/rules.md §2).\n",
         "",
     )
     assert run_main(capsys, [*argv, "--profile", "botzone"]) == (
@@ -90,7 +90,7 @@ def test_profiles_and_below_minimum(capsys):
         + "Concealed Kong and Melded Kong       5      1         5\n"
         + "Pung of Terminals or Honors          1      1         1\n"
         + "Total: 6 points\n"
-        + "Not a legal win: 6 points without flowers, 8 needed (RULES.md section 2).\n",
+        + "Not a legal win: 6 points without flowers, 8 needed (docs/rules.md §2).\n",
         "",
     )
 

@@ -119,3 +119,26 @@ def test_citation_of_a_missing_section_fails():
     text = f"see {_DOC} §11, {_OLD} section 12, {_OLD} §6c and {_DOC} §9-§12 (ok: {_DOC} §6a)"
     assert [sec for _, sec in missing_sections(text, KNOWN)] == ["11", "12", "6c", "11", "12"]
     assert [sec for _, sec in missing_sections(f"{_DOC} §6a", KNOWN)] == []
+
+
+OUTSIDE_DOCS = re.compile(r"(?<![\w/.])(RULES|DESIGN)\.md")
+"""A reference to the shared contract files outside the repository (``RULES.md``,
+``DESIGN.md``): the code cites the project's own ``docs/rules.md`` and ``docs/design.md``."""
+
+
+def test_citations_point_into_the_repository():
+    this = Path(__file__).resolve()
+    bad = []
+    for path in scanned_files():
+        if path.resolve() == this:
+            continue  # this file names the old forms to recognise them
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if OUTSIDE_DOCS.search(line):
+                bad.append(f"{path.relative_to(ROOT)}:{i}: {line.strip()}")
+    assert not bad, "cite docs/rules.md or docs/design.md instead:\n" + "\n".join(bad[:20])
+
+
+def test_outside_reference_pattern_on_synthetic_text():
+    assert OUTSIDE_DOCS.search("as RULES.md section 2 says")
+    assert OUTSIDE_DOCS.search("(DESIGN.md layout)")
+    assert not OUTSIDE_DOCS.search("see docs/rules.md §2 and docs/design.md")

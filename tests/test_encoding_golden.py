@@ -1,4 +1,4 @@
-"""Golden hashes: ``planes-v0`` and ``oracle-v0`` are frozen encoder ids (DESIGN.md,
+"""Golden hashes: ``planes-v0`` and ``oracle-v0`` are frozen encoder ids (docs/design.md,
 Observations), so their bytes on fixed states must never change (an optimisation of the encoder
 must reproduce them exactly; a new channel layout needs a new id).
 

@@ -281,7 +281,7 @@ def test_angang_and_bugang_refused_when_next_wall_is_empty():
 
 
 # Seat 1 (after the dealer) waits on 6s/9s with 66s 78s: on the dealer's 6s it may Hu, Peng
-# or Chi (RULES.md §2; the judge accepts the claim).
+# or Chi (docs/rules.md §2; the judge accepts the claim).
 HU_OR_CLAIM_HANDS = [
     "6s 4z4z 2s2s 3s 3p 7p 9m9m 8m 5m 2m",
     "123456789m 66s 78s",

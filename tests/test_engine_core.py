@@ -20,7 +20,8 @@ from mcr_env.engine import (
     seeded_walls,
     table_points,
 )
-from mcr_env.engine.handshape import complete_with, may_wait, summarize
+from mcr_env.engine.core import score_cache_info
+from mcr_env.engine.kernels import SUIT_TABLE, complete_rows
 from mcr_env.engine.walls import check_walls
 from mcr_env.scoring import Fan
 from mcr_env.scoring.shanten import complete_mask
@@ -255,25 +256,20 @@ def _waiting_hands(rng, n_random=6000, n_built=6000):
     return np.array(rows, dtype=np.int8), np.array(melds)
 
 
-def test_incremental_completeness_matches_complete_mask():
+def test_compiled_completeness_matches_complete_mask():
+    """The engine kernel's shape test equals the scorer layer's complete_mask on waiting hands
+    plus every tile (all forms: regular, Seven Pairs, Thirteen Orphans, knitted forms)."""
     rng = np.random.default_rng(0)
     c13, n13 = _waiting_hands(rng)
-    summary = summarize(c13)
-    planes, _, sums, hp = summary
-    waits = may_wait(planes, sums, hp, n13)
-    assert waits.mean() < 0.6
     hits = 0
     for t in range(34):
-        tile = np.full(len(c13), t)
         ok = c13[:, t] < 4
         c14 = c13[ok].copy()
         c14[:, t] += 1
         want = complete_mask(c14, n13[ok])
-        got, uncertain = complete_with(*(x[ok] for x in summary), n13[ok], tile[ok])
-        # exact where certain; uncertain rows are the only ones left to the exact test
-        np.testing.assert_array_equal(got | (uncertain & want), want)
-        assert not (got & uncertain).any()
-        assert not (want & ~waits[ok]).any()  # may_wait never skips a real wait
+        got = np.zeros(len(c14), dtype=bool)
+        complete_rows(c14, n13[ok].astype(np.int64), SUIT_TABLE, got)
+        np.testing.assert_array_equal(got, want)
         hits += int(want.sum())
     assert hits > 3000
 
@@ -454,3 +450,34 @@ def test_greedy_games_win_and_settle(layout):
             expect[r.winner] = 3 * (8 + x)
         np.testing.assert_array_equal(r.settlement, expect)
     assert {r.end_reason for r in wins} >= {EndReason.SELF_DRAWN, EndReason.DISCARD}
+
+
+def test_score_cache_answers_a_replayed_game_without_the_scorer():
+    """The exact-scoring cache is keyed by everything the score depends on: replaying the
+    same seeded games finds every complete hand in it (no miss), and the results are the
+    same objects."""
+    from mcr_env.engine import core
+
+    core._cached_score.cache_clear()
+
+    def play():
+        eng = MCREngine(16, RulesConfig())
+        eng.reset(seed=7)
+        rng = np.random.default_rng(7)
+        hus = []
+        while not eng.terminated.all():
+            eng.step(random_actions(eng, rng))
+            hus.append(dict(eng._hu))
+        return hus, [r.total for r in eng.last_hand_result]
+
+    first, totals = play()
+    info = score_cache_info()
+    assert info["misses"] > 0 and info["size"] == info["misses"]
+    lookups = info["hits"] + info["misses"]
+    second, totals2 = play()
+    again = score_cache_info()
+    assert again["misses"] == info["misses"]  # every hand of the replay was cached
+    assert again["hits"] == info["hits"] + lookups
+    assert totals2 == totals
+    for a, b in zip(first, second):
+        assert a.keys() == b.keys() and all(a[k][0] is b[k][0] for k in a)

@@ -16,6 +16,7 @@ import dataclasses
 import hashlib
 
 import numpy as np
+import pytest
 
 from mcr_env.engine import GameState, MCREngine, Phase, RulesConfig
 from mcr_env.engine.actions import HU, NUM_ACTIONS, PASS, PLAY_OFFSET
@@ -146,11 +147,19 @@ def test_autoreset_and_partial_steps():
     assert h.hexdigest() == "0d243ef7de7e277d27482fa071be5083d8b316d7c413c225f664a0ad9528326a"
 
 
-def test_env_packed_same_step():
-    """The RL path: packed planes-v0 observations, rewards, same-step autoreset."""
+ENV_GOLDEN = {
+    "options": ("8955a7cb48cb58e4fba57c9dfabb0b2d5196467ba194eb342dd65b8e80415e7e", 77, 26),
+    "all": ("9f1b2160a2563141f6ee1a5e9acb60addcb73b5fdc6b38c5289dac8a126b06aa", 45, 22),
+}
+
+
+@pytest.mark.parametrize("claim_round", ["options", "all"])
+def test_env_packed_same_step(claim_round):
+    """The RL path: packed planes-v0 observations, rewards, same-step autoreset, with the
+    skipping claim rounds and with every seat asked (the env default, docs/rules.md §10)."""
     from mcr_env.envs.batch import MCRBatchEnv
 
-    env = MCRBatchEnv(32, observe="packed")
+    env = MCRBatchEnv(32, observe="packed", claim_round=claim_round)
     obs, _ = env.reset(seed=3)
     rng = np.random.default_rng(4)
     h = hashlib.sha256()
@@ -167,11 +176,7 @@ def test_env_packed_same_step():
             h.update(info["final_rows"].tobytes())
         hands += int(info["hand_over"].sum())
         wins += int((info["settlement"] != 0).any(axis=1).sum())
-    assert (h.hexdigest(), hands, wins) == (
-        "8955a7cb48cb58e4fba57c9dfabb0b2d5196467ba194eb342dd65b8e80415e7e",
-        77,
-        26,
-    )
+    assert (h.hexdigest(), hands, wins) == ENV_GOLDEN[claim_round]
 
 
 def test_sampler_is_legal():

@@ -345,6 +345,17 @@ HANDS = [
 ]
 
 
+SCRIPT = (
+    (0, angang_action(code_to_tile("W1"))),
+    (0, play_action(code_to_tile("T3"))),
+    (1, chi_action(code_to_tile("T4"), code_to_tile("T3"))),
+    (1, play_action(code_to_tile("B9"))),
+    (2, peng_action(code_to_tile("B9"))),
+    (2, play_action(code_to_tile("W4"))),
+)
+"""The decisions of :func:`scripted`: (seat, action)."""
+
+
 def scripted() -> tuple[MCREngine, list[str]]:
     """East: flower H1 replaced by J3, draws B7, AnGang W1 (replacement F3), plays T3; South
     Chi T3-T4-T5 and plays B9; West Peng B9 and plays W4; North draws B5."""
@@ -352,14 +363,7 @@ def scripted() -> tuple[MCREngine, list[str]]:
     eng.reset(walls=make_wall(HANDS, draws=["B7", "B5"], replacements=["J3", "F3"])[None])
     claim_texts = []
     t = code_to_tile
-    for seat, a in (
-        (0, angang_action(t("W1"))),
-        (0, play_action(t("T3"))),
-        (1, chi_action(t("T4"), t("T3"))),
-        (1, play_action(t("B9"))),
-        (2, peng_action(t("B9"))),
-        (2, play_action(t("W4"))),
-    ):
+    for seat, a in SCRIPT:
         assert np.nonzero(eng.to_act[0])[0].tolist() == [seat]
         acts = np.zeros((1, 4), dtype=np.int64)
         acts[0, seat] = a
@@ -467,6 +471,94 @@ def test_render_seat_view_hides_what_the_seat_cannot_see():
     assert "AnGang W1 W1 W1 W1 (concealed)" in full
 
 
+def scripted_record(claim_round: str = "options") -> dict:
+    """The game of :func:`scripted` recorded and played to its end (then: Pass where legal,
+    else the lowest legal action)."""
+    rec = GameRecorder(MCREngine(1, RulesConfig(claim_round=claim_round)))
+    rec.reset(walls=make_wall(HANDS, draws=["B7", "B5"], replacements=["J3", "F3"])[None])
+    script = list(SCRIPT)
+    while not rec.terminated[0]:
+        mask = rec.legal_mask[0]
+        acts = np.where(mask[:, PASS], PASS, mask.argmax(axis=1))[None]
+        if script and mask[script[0][0], script[0][1]]:
+            seat, a = script.pop(0)
+            acts[0, seat] = a
+        rec.step(acts)
+    assert not script
+    (record,) = rec.pop_finished()
+    return record
+
+
+@pytest.mark.parametrize("claim_round", ["options", "all"])
+def test_render_record_seat_view_shows_what_the_seat_saw(claim_round):
+    """A seat's replay text (docs/rules.md §2, §10): its own decisions, the player's action
+    on turn (another seat's concealed kong face down), of a claim round only the claim that
+    took effect or "no claim"; never another seat's Pass; every claim round a step."""
+    record = scripted_record(claim_round)
+
+    def lines(seat):
+        out: list[str] = []
+        render_record(record, moves=True, seat=seat, tiles="codes", out=out.append)
+        return [x for x in out if x.startswith("step ")]
+
+    assert lines(2)[:8] == [
+        "step 0: seat 0 AnGang (concealed)",
+        "step 1: seat 0 Play T3",
+        "step 2: seat 1 Chi T4 (claimed T3); seat 2 Pass",
+        "step 3: seat 1 Play B9",
+        "step 4: seat 2 Peng B9",
+        "step 5: seat 2 Play W4",
+        "step 6: no claim",
+        "step 7: seat 3 Play " + lines(2)[7].split("Play ")[1],
+    ]
+    assert lines(0)[:3] == [
+        "step 0: seat 0 AnGang W1",
+        "step 1: seat 0 Play T3",
+        "step 2: seat 1 Chi T4 (claimed T3)",
+    ]
+    assert lines(0)[4] == "step 4: seat 0 Pass; seat 2 Peng B9"
+    for seat in range(4):
+        for line in lines(seat):
+            for other in {0, 1, 2, 3} - {seat}:
+                assert f"seat {other} Pass" not in line
+    # the full view is the record itself, every decision
+    full: list[str] = []
+    render_record(record, moves=True, tiles="codes", out=full.append)
+    full = [x for x in full if x.startswith("step ")]
+    assert full[0] == "step 0: seat 0 AnGang W1"
+    if claim_round == "options":
+        assert full[2] == "step 2: seat 1 Chi T4 (claimed T3)"
+        assert len(full) < len(lines(1))  # the skipped rounds are steps of a seat's view
+    else:
+        assert full[2] == "step 2: seat 1 Chi T4 (claimed T3); seat 2 Pass; seat 3 Pass"
+        assert len(full) == len(lines(1))  # the record already asks every seat
+
+
+def test_replay_as_every_seat_asked():
+    """replay(claim_round="all") of a record made with the skipping rounds: same final state,
+    more steps (Pass-only decisions), each step's rows name every asked seat."""
+    record = scripted_record("options")
+    rows: list = []
+    eng = replay(record, on_step=lambda e, k, d: rows.append((k, d)), claim_round="all")
+    assert eng.config.claim_round == "all" and eng.terminated[0]
+    plain = replay(record)
+    for f in FIELDS:
+        assert np.array_equal(getattr(eng.state, f), getattr(plain.state, f)), f
+    recorded = sum(1 for _ in {r[0] for r in record["hands"][0]["decisions"]})
+    assert len(rows) - 1 > recorded
+    k, d = rows[3]  # the claim round of seat 0's T3: every other seat answers
+    assert k == 2 and [r[1] for r in d] == [1, 2, 3] and [r[3] for r in d][1:] == ["Pass"] * 2
+    with pytest.raises(ValueError, match="claim_round"):
+        replay(record, claim_round="options")
+    # a record already made asking every seat replays identically either way
+    rec_all = scripted_record("all")
+    n1: list = []
+    n2: list = []
+    replay(rec_all, on_step=lambda e, k, d: n1.append((k, d)))
+    replay(rec_all, on_step=lambda e, k, d: n2.append((k, d)), claim_round="all")
+    assert n1 == n2
+
+
 def test_render_random_tables_and_errors():
     eng = MCREngine(2, RulesConfig(wall_layout="botzone", match="match"))
     eng.reset(seed=2)
@@ -506,10 +598,20 @@ def test_render_hand_result_and_record(one_record):
     )
     assert line.endswith("; settlement " + " ".join(f"{x:+d}" for x in res["settlement"]))
     blocks: list[str] = []
-    eng = render_record(one_record, moves=True, seat=1, tiles="codes", out=blocks.append)
+    eng = render_record(one_record, moves=True, tiles="codes", out=blocks.append)
     n_steps = one_record["hands"][0]["decisions"][-1][0] + 1
     assert len(blocks) == 1 + 2 * n_steps + 1  # deal, (decisions, table) per step, result
     assert blocks[1].startswith("step 0: seat 0 Play ")
+    assert blocks[-2] == line and blocks[-1] == render_engine(eng, 0, None, tiles="codes")
+    # a seat's view has the steps of an engine asking every seat (docs/rules.md §10)
+    steps: list[int] = []
+    replay(one_record, on_step=lambda e, k, d: steps.append(k), claim_round="all")
+    assert steps == list(range(-1, len(steps) - 1)) and len(steps) - 1 > n_steps
+    blocks = []
+    eng = render_record(one_record, moves=True, seat=1, tiles="codes", out=blocks.append)
+    assert len(blocks) == 1 + 2 * (len(steps) - 1) + 1
+    assert blocks[1].startswith("step 0: seat 0 Play ")
+    assert blocks[3].startswith("step 1: seat 1 ")  # asked in every claim round of seat 0
     assert blocks[-2] == line and blocks[-1] == render_engine(eng, 0, 1, tiles="codes")
     blocks = []
     render_record(one_record, out=blocks.append)

@@ -1,9 +1,10 @@
-"""Scripted scenario tests: one per rule of RULES.md sections 2-4, on explicit walls."""
+"""Scripted scenario tests: one per rule of docs/rules.md §2-§4, on explicit walls."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from engine_helpers import ROB_DRAWS, ROB_HANDS
 
 from mcr_env.engine import EndReason, MCREngine, MeldKind, Phase, RulesConfig, make_wall
 from mcr_env.engine.actions import (
@@ -207,15 +208,8 @@ def test_concealed_kong_hidden_from_others():
     assert st.seat_view(0)["angang_tile"][0, 0, 0] == T("9p")
 
 
-# Robbing the kong: seat 1 Pengs 9p from the dealer, later draws the 4th 9p and adds it;
-# seat 2 waits on 6p/9p.
-ROB_HANDS = [
-    "9p 1z2z3z4z5z6z 2s5s8s 3p5p6p",
-    "1z2z3z4z5z6z7z 9p9p 1s4s7s 2p",
-    "123456789m 1p1p 7p8p",
-    "1z2z3z4z5z6z7z 3s6s9s 4p 2m 5m",
-]
-ROB_DRAWS = ["7z", "7z", "1z", "2z", "9p"]
+# Robbing the kong: ROB_HANDS / ROB_DRAWS of engine_helpers (seat 1 Pengs 9p from the dealer,
+# later draws the 4th 9p and adds it; seat 2 waits on 6p/9p).
 
 
 def rob_start() -> MCREngine:

@@ -1,4 +1,4 @@
-"""DESIGN.md layers: tiles -> scoring -> engine -> encoding -> envs -> baselines / scripts.
+"""docs/design.md layers: tiles -> scoring -> engine -> encoding -> envs -> baselines / scripts.
 
 Every import inside ``mcr_env`` (module level or inside functions) must point to the same or a
 lower layer; ``mcr_env.eval`` and ``mcr_env.play`` sit with the baselines (they run agents) and

@@ -1,5 +1,5 @@
 """Whole 16-hand matches in the Gymnasium envs (``match=True``) and the ``planes-v1`` encoder:
-seats, winds and dealers per hand follow the engine's match layout (RULES.md §4/§8), the
+seats, winds and dealers per hand follow the engine's match layout (docs/rules.md §4/§8), the
 per-hand rewards are the learner's settlements, the table points sum to 7, planes-v0 stays
 byte-identical inside planes-v1."""
 

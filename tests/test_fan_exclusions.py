@@ -1,9 +1,9 @@
-"""Non-repeat (RULES.md section 5.1): a fan's implied fans are not counted as well.
+"""Non-repeat (docs/rules.md §5.1): a fan's implied fans are not counted as well.
 
-For every fan with an "implies" entry in RULES.md section 6 there is at least one hand that
+For every fan with an "implies" entry in docs/rules.md §6 there is at least one hand that
 scores the higher fan while the implied fans' own conditions also hold (e.g. Big Four Winds
 with pungs of the seat and prevalent winds). The implied fans must be absent, except the ones
-RULES.md says may still score (``still``: All Green with Full Flush, Nine Gates with Self-Drawn,
+docs/rules.md says still score (``still``: All Green with Full Flush, Nine Gates with Self-Drawn,
 Big Three Winds with a Pung of Terminals or Honors for a non-wind pung), which must be counted
 exactly as given. The mcr profile's column differs for three fans (docs/rules.md §7 items 3-6:
 :data:`MCR_IMPLIES`), and its rows' ``mcr_still`` replaces ``still``. Every row is checked
@@ -27,7 +27,7 @@ _LOWER_KONGS = (
 )
 _TH_PUNG = "Pung of Terminals or Honors"
 
-# RULES.md section 6, "implies" column (Four Kongs' "kong series" spelled out).
+# docs/rules.md §6, "implies" column (Four Kongs' "kong series" spelled out).
 IMPLIES: dict[str, tuple[str, ...]] = {
     "Big Four Winds": ("Big Three Winds", "All Pungs", "Seat Wind", "Prevalent Wind", _TH_PUNG),
     "Big Three Dragons": ("Dragon Pung", "Two Dragons Pungs"),
@@ -109,7 +109,7 @@ IMPLIES: dict[str, tuple[str, ...]] = {
 class X:
     """A hand scoring ``fan`` whose implied fans' conditions also hold."""
 
-    fan: str  # the higher fan (RULES.md section 6 English name)
+    fan: str  # the higher fan (docs/rules.md §6 English name)
     hand: str  # concealed tiles without the winning tile, compact notation
     win: str  # the winning tile
     meld_text: str  # "KIND tile offer, ..." as in test_fans
@@ -244,7 +244,7 @@ def test_implies_table_names_are_fans():
 
 def test_every_implying_fan_has_a_row():
     assert {row.fan for row in ROWS} == set(IMPLIES)
-    # RULES.md's explicit "may still score" cases have a row each.
+    # docs/rules.md's explicit "may still score" cases have a row each.
     still = {(row.fan, name) for row in ROWS for name in row.still_counts}
     assert {("All Green", "Full Flush"), ("Nine Gates", "Self-Drawn")} <= still
 

@@ -1,10 +1,10 @@
-"""One table row per fan (RULES.md sections 6, 6a, 6b, 7): a hand that scores it, a near miss.
+"""One table row per fan (docs/rules.md §6, §6a, 6b, 7): a hand that scores it, a near miss.
 
 Every row gives the exact full fan multiset and the total as PyMahjongGB 1.4.0 scores the hand
 (the ``botzone`` profile); ``test_row_agrees_with_oracle`` re-checks each row against
 PyMahjongGB itself, so the table is verified independently of our scorer. The ``mcr`` profile
 expectation is the same unless a row gives ``mcr_expect``/``mcr_total`` (the kong fans of
-RULES.md section 7).
+docs/rules.md §7).
 
 Hands are in compact notation (``mcr_env.tiles.parse_tiles``): ``hand`` holds the concealed
 tiles without the winning tile, ``win`` the winning tile, ``melds`` the ``(kind, tile, offer)``
@@ -21,7 +21,7 @@ import pytest
 from mcr_env.testing.profiles import mcr_from_botzone
 from mcr_env.tiles import parse_tiles, tile_to_code
 
-# RULES.md section 6, in order (index + 1 = Fan value); points in the mcr profile.
+# docs/rules.md §6, in order (index + 1 = Fan value); points in the mcr profile.
 RULES_FANS = (
     ("Big Four Winds", 88),
     ("Big Three Dragons", 88),
@@ -140,7 +140,7 @@ def parse_melds(text: str) -> tuple[tuple[str, str, int], ...]:
 class Case:
     """One scored hand and its exact expected result (botzone profile, as PyMahjongGB)."""
 
-    fan: str  # the fan this row is about (RULES.md section 6 English name)
+    fan: str  # the fan this row is about (docs/rules.md §6 English name)
     hand: str  # concealed tiles without the winning tile, compact notation
     win: str  # the winning tile
     meld_text: str  # "KIND tile offer, ...": CHI (tile = middle), PENG, GANG, ANGANG
@@ -650,7 +650,7 @@ NEAR_MISS = (  # same fan order; `why` says why the fan is absent
 )
 # fmt: on
 
-# RULES.md section 6b details and section 7 known disputes, as PyMahjongGB scores them.
+# docs/rules.md §6b details and section 7 known disputes, as PyMahjongGB scores them.
 # `fan` names the fan the row is about, `why` the detail.
 # fmt: off
 DETAILS = (
@@ -708,7 +708,7 @@ def test_rules_table_is_the_81_fans():
 
 @pytest.mark.parametrize("table", [POSITIVE, NEAR_MISS], ids=["positive", "near_miss"])
 def test_table_covers_every_fan(table):
-    """One row per fan of RULES.md section 6 (all 81), in order, plus botzone's extra fan."""
+    """One row per fan of docs/rules.md §6 (all 81), in order, plus botzone's extra fan."""
     assert [c.fan for c in table] == [name for name, _ in RULES_FANS] + [BOTZONE_EXTRA]
 
 
@@ -740,7 +740,7 @@ def test_table_rows_are_consistent():
 
 
 def test_mcr_profile_kong_rows():
-    """RULES.md section 7: Two Concealed Kongs = 8; concealed + melded kong = 4 + 2 in mcr."""
+    """docs/rules.md §7: Two Concealed Kongs = 8; concealed + melded kong = 4 + 2 in mcr."""
     two_concealed = next(c for c in POSITIVE if c.fan == "Two Concealed Kongs")
     assert two_concealed.expected("mcr")[1] - two_concealed.total == 8 - 6
     mixed = next(c for c in POSITIVE if c.fan == BOTZONE_EXTRA)

@@ -54,21 +54,28 @@ def angang_record() -> dict:
     raise AssertionError("no record with a concealed kong and a claim among 64 seeded games")
 
 
-def _engine_states(record: dict) -> list:
-    """Independent reference: the engine state after the deal and after every step."""
+def _engine_states(record: dict, rows: list | None = None) -> list:
+    """Independent reference: the engine state after the deal and after every step of an
+    engine asking every seat in every claim round (the page's steps, docs/rules.md §10);
+    ``rows`` receives each step's decision rows."""
     states = []
-    replay(record, on_step=lambda eng, step, d: states.append(eng.state.copy()))
+
+    def on_step(eng, step, d):
+        states.append(eng.state.copy())
+        if rows is not None and step >= 0:
+            rows.append(d)
+
+    replay(record, on_step=on_step, claim_round="all")
     return states
 
 
 def test_frames_follow_the_engine_step_by_step(angang_record):
     frames = record_frames(angang_record)
-    states = _engine_states(angang_record)
-    assert (
-        len(frames)
-        == len(states)
-        == len({r[0] for r in angang_record["hands"][0]["decisions"]}) + 1
-    )
+    rows: list = []
+    states = _engine_states(angang_record, rows)
+    assert len(frames) == len(states) == len(rows) + 1
+    # the record skipped the rounds nobody could claim; the page shows them as steps
+    assert len(frames) > len({r[0] for r in angang_record["hands"][0]["decisions"]}) + 1
     for f, st in zip(frames, states):
         assert f["wall_left"] == st.tiles_left[0].tolist()
         for s in range(4):
@@ -91,10 +98,12 @@ def test_frames_follow_the_engine_step_by_step(angang_record):
     assert res["total"] == rec_res["total"]
     assert [r[0] for r in res["fans"]] == [f["name"] for f in rec_res["fans"]]
     # every step's decisions are listed in the full view, in seat order
-    by_step = {}
-    for step, seat, _a, name in angang_record["hands"][0]["decisions"]:
-        by_step.setdefault(step, []).append([seat, name])
-    assert [f["events"]["all"] for f in frames[1:]] == [by_step[k] for k in sorted(by_step)]
+    assert [f["events"]["all"] for f in frames[1:]] == [
+        [[seat, name] for _, seat, _a, name in d] for d in rows
+    ]
+    recorded = [r[1:] for r in angang_record["hands"][0]["decisions"]]
+    shown = [[s, a, n] for d in rows for _, s, a, n in d]
+    assert all(r in shown for r in recorded)  # the record's decisions, plus Pass-only ones
 
 
 def test_seat_file_holds_only_that_seats_view(angang_record):

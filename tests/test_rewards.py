@@ -5,7 +5,7 @@ import pytest
 
 from mcr_env import rewards as R
 
-# Settlements of RULES.md §3 (x = winner's total points).
+# Settlements of docs/rules.md §3 (x = winner's total points).
 DISCARD_WIN = [-8, 24 + 10, -8, -(8 + 10)]  # seat 1 wins on seat 3's discard, x = 10
 SELF_DRAWN = [-(8 + 9), -(8 + 9), 24 + 27, -(8 + 9)]  # seat 2 self-drawn, x = 9
 PENALTY = [10, 10, -30, 10]  # seat 2 false Hu

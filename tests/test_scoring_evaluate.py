@@ -1,5 +1,5 @@
 """The fan evaluator (mcr_env.scoring.evaluate): NotAWinError, and the set-combination
-selection (RULES.md section 5) checked exhaustively against PyMahjongGB 1.4.0 on every
+selection (docs/rules.md §5) checked exhaustively against PyMahjongGB 1.4.0 on every
 combination of four melded chows and of three melded pungs."""
 
 from __future__ import annotations

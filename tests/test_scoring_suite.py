@@ -1,5 +1,5 @@
 """The 129-hand GB-Mahjong reference suite (tests/fixtures, MIT, see its README) and fan-table
-invariants of score_win (RULES.md sections 5-7)."""
+invariants of score_win (docs/rules.md §5-§7)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def test_suite_row_equals_pymahjonggb(i):
 
 def test_suite_agreement_with_expected_readings():
     agree = sum(_score(r["case"]).as_dict() in r["expected"] for r in ROWS)
-    # the two others are the disputed Knitted Straight + Closed Wait reading (RULES.md 7)
+    # the two others are the disputed Knitted Straight + Closed Wait reading (docs/rules.md §7)
     assert agree >= 127
 
 

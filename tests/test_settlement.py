@@ -1,4 +1,4 @@
-"""Settlement (RULES.md section 3): exact amounts, zero sum, batch = single, bad input."""
+"""Settlement (docs/rules.md §3): exact amounts, zero sum, batch = single, bad input."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Hand analysis: complete hands, shanten and waits (mcr_env.scoring.shanten).
 
-Differential checks use PyMahjongGB 1.4.0 (``MahjongGB``) as the oracle: RULES.md names it the
+Differential checks use PyMahjongGB 1.4.0 (``MahjongGB``) as the oracle: docs/rules.md names it the
 arbiter of shape questions.
 """
 

@@ -1,5 +1,5 @@
 """ShardedBatchEnv: identical results to the in-process MCRBatchEnv for every k and B, records,
-errors, and a killed worker (DESIGN.md "Scale")."""
+errors, and a killed worker (docs/design.md "Scale")."""
 
 from __future__ import annotations
 
@@ -94,14 +94,17 @@ def test_shard_bounds_cover_the_batch():
 def test_identical_for_every_k_and_b(b):
     """k = 1, 2, 3 workers give exactly the in-process env's trajectory (packed observations,
     same-step autoreset), and table t's trajectory is the same for every B."""
-    ref = trajectory(MCRBatchEnv(b, observe="packed"))
+    # the skipping claim rounds keep hands at about 100 steps, so STEPS covers re-deals (with
+    # the default claim_round="all" a hand takes about 170; tests/test_two_worlds.py plays
+    # that default through the sharded env)
+    ref = trajectory(MCRBatchEnv(b, observe="packed", claim_round="options"))
     assert sum(int(s["terminated"].sum()) for s in ref[1:]) >= b  # hands ended and re-dealt
     for k in (1, 2, 3):
-        with ShardedBatchEnv(b, observe="packed", num_workers=k) as env:
+        with ShardedBatchEnv(b, observe="packed", num_workers=k, claim_round="options") as env:
             assert env.num_workers == min(k, b)
             assert_same(trajectory(env), ref)
     # B-independence: the first table of every batch size plays the same game
-    small = table_rows(trajectory(MCRBatchEnv(1, observe="packed")), 1)
+    small = table_rows(trajectory(MCRBatchEnv(1, observe="packed", claim_round="options")), 1)
     assert_same(table_rows(ref, 1), small)
 
 
@@ -153,12 +156,12 @@ def test_match_mode_and_records_identical():
 def test_single_hand_records_identical_and_replay():
     ref_env = MCRBatchEnv(7, observe="none")
     ref_env.engine = GameRecorder(ref_env.engine)
-    trajectory(ref_env, steps=STEPS)
+    trajectory(ref_env, steps=2 * STEPS)  # every seat asked: ~170 steps a hand
     want = sorted(
         ref_env.engine.pop_finished(), key=lambda r: (r["origin"]["game"], r["origin"]["episode"])
     )
     with ShardedBatchEnv(7, observe="none", num_workers=3, record=True) as env:
-        trajectory(env, steps=STEPS)
+        trajectory(env, steps=2 * STEPS)
         got = sorted(env.pop_records(), key=lambda r: (r["origin"]["game"], r["origin"]["episode"]))
     assert len(want) >= 7
     assert got == want

@@ -15,7 +15,7 @@
 * :mod:`mcr_env.botzone.numpy_policy` -- a policy's forward pass in numpy (exported bots).
 
 Like the rest of mcr_env it holds no game rule of its own: legality and scoring are the
-engine's (DESIGN.md); it never imports ``baselines`` (agents are passed in).
+engine's (docs/design.md); it never imports ``baselines`` (agents are passed in).
 """
 
 from mcr_env.botzone.bot import BOTZONE_RULES, BotzoneBot, run_bot

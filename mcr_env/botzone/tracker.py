@@ -7,7 +7,7 @@ that seat holds them at the same decision (the other seats' private fields and t
 at their sentinels: the seat cannot know them). It is bookkeeping only: which actions are legal
 (and whether a Hu scores 8) is decided by the engine, from this state
 (:meth:`mcr_env.engine.core.MCREngine.load_state`), so the package holds no rule of its own
-(DESIGN.md).
+(docs/design.md).
 
 Layout: the Botzone judge's duplicate layout, the engine's ``botzone`` wall layout: four
 34-tile walls, seat 0 deals, seat winds are the seat numbers, ``tiles_left[s]`` counts what is

@@ -13,7 +13,7 @@ lives in :mod:`mcr_env.engine.actions` and is re-exported here unchanged; this m
 Botzone vs our layout. Botzone folds a claim and the discard that follows it into one response:
 ``"PENG T6"`` = Peng the tile just discarded, then discard T6; ``"CHI T3 T7"`` = Chi forming the
 chow whose middle tile is T3 (the claimed tile is the tile just discarded), then discard T7. In
-our layout these are two decisions (DESIGN.md, "Chi/Peng and the discard that follows are two
+our layout these are two decisions (docs/design.md, "Chi/Peng and the discard that follows are two
 decisions"). Hence:
 
 * ``to_botzone(claim, next_play)`` takes the Chi/Peng id *and* the Play id (or tile) that

@@ -15,7 +15,7 @@ observer (0 self, 1 next, 2 across, 3 previous: relative seat ``r`` is absolute 
 ``(seat + r) % 4``).
 
 Versioning: an encoder id (``planes-v0``) is frozen once released; changing any channel makes a
-new id (DESIGN.md, Observations).
+new id (docs/design.md, Observations).
 """
 
 from __future__ import annotations

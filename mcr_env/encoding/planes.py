@@ -11,7 +11,7 @@ Seats are relative to the observer: r = 0 self, 1 next (downstream), 2 across, 3
 of scope ``"oracle"`` (other hands, other concealed kongs, the wall); it is for oracle-guided
 training only, never for acting in evaluation. ``planes-v1`` = ``planes-v0`` followed by the
 match context (hand number in the match, each player's running score; public), for 16-hand
-matches (RULES.md §4); ``planes-v0`` stays byte-identical.
+matches (docs/rules.md §4); ``planes-v0`` stays byte-identical.
 """
 
 from __future__ import annotations
@@ -809,7 +809,7 @@ def _match_pieces() -> list[Piece]:
 PLANES_V1_DESCRIPTION = (
     "planes-v0 followed by the match context: hand number in the match and every player's "
     "running score (seats relative to the observer); seat and prevalent winds are planes-v0's. "
-    "For 16-hand matches (RULES.md §4); in single hands hand 1 and zero scores."
+    "For 16-hand matches (docs/rules.md §4); in single hands hand 1 and zero scores."
 )
 
 

@@ -1,7 +1,7 @@
 """What an acting seat may see, as a struct of arrays (the input of non-neural agents).
 
 An encoding of the state for one seat, like the planes of :mod:`mcr_env.encoding.planes`, so it
-lives in the encoding layer (DESIGN.md: engine -> encoding -> envs -> baselines): the envs build
+lives in the encoding layer (docs/design.md: engine -> encoding -> envs): the envs build
 it for opponents with ``needs_view`` and :mod:`mcr_env.eval` re-exports it. Built from the
 engine's ``GameState`` reading only public fields and the acting seat's own private entries
 (the same split as :meth:`mcr_env.engine.state.GameState.seat_view`; no hidden information
@@ -26,7 +26,7 @@ _CHI, _PENG, _GANG, _ANGANG = (
 class SeatView:
     """What N acting seats may see, gathered from a ``GameState`` (struct of arrays, dim N).
 
-    Only public fields and the acting seat's own private fields are read (DESIGN.md: no hidden
+    Only public fields and the acting seat's own private fields are read (docs/design.md: no hidden
     information); the tile of the seat's own concealed kongs comes from its private
     ``angang_tile``.
     """

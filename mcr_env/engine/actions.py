@@ -1,4 +1,4 @@
-"""Action ids: the 235-action layout shared by the engine, masks and agents (DESIGN.md).
+"""Action ids: the 235-action layout shared by the engine, masks and agents (docs/design.md).
 
 ====== ===================================================================================
 ids    action

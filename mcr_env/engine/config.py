@@ -26,13 +26,13 @@ class RulesConfig:
     all from the same end, in the Botzone judge's order; a kong also needs a tile in the next
     seat's wall (docs/rules.md §2 and §9; :func:`mcr_env.engine.walls.wall_from_judge`)."""
     scoring_profile: str = "mcr"
-    """Scorer profile passed to ``score_win``: "mcr" or "botzone" (RULES.md section 7)."""
+    """Scorer profile passed to ``score_win``: "mcr" or "botzone" (docs/rules.md §7)."""
     illegal_action: str = "raise"
     """"raise": an action outside the legal mask raises ValueError. "penalize": the offender
-    pays 30, each other seat gets 10, and the hand ends (RULES.md section 3)."""
+    pays 30, each other seat gets 10, and the hand ends (docs/rules.md §3)."""
     match: str = "hand"
     """"hand": every game is a single hand, East (the dealer) at seat 0. "match": 16 hands with
-    dealer rotation, prevalent winds and seat changes (RULES.md section 4)."""
+    dealer rotation, prevalent winds and seat changes (docs/rules.md §4)."""
     claim_round: str = "options"
     """Who is asked to answer a discard or a promoted kong (docs/rules.md §10).
 

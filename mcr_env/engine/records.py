@@ -1,5 +1,5 @@
 """Game records: capture games played on an :class:`MCREngine`, write/read them as JSON lines,
-and replay them through the engine with full verification (RULES.md sections 2-4).
+and replay them through the engine with full verification (docs/rules.md §2-§4).
 
 Format (``"format": "mcr-env-record"``, ``"version": 1``): one JSON object per line, one line per
 finished game (a single hand, or a whole 16-hand match in match mode)::
@@ -39,7 +39,7 @@ Fields:
 * ``result``: from ``MCREngine.last_hand_result``: :class:`EndReason` name, winning seat and the
   seat that paid as discarder (-1 = none / self-drawn), win tile (Botzone code or null), fans
   (``fan`` = ``Fan`` value, English name, points per occurrence, count), total points
-  including flowers, ``settlement`` per SEAT (sums to zero, RULES.md section 3), punished
+  including flowers, ``settlement`` per SEAT (sums to zero, docs/rules.md §3), punished
   seats (``illegal_action="penalize"``).
 * ``final_scores``: points per PLAYER summed over the hands (``state.match_scores``);
   ``table_points``: match table points per player (match mode), else null.
@@ -67,10 +67,10 @@ from typing import Any
 
 import numpy as np
 
-from mcr_env.engine.actions import NUM_ACTIONS, action_name
+from mcr_env.engine.actions import NUM_ACTIONS, PASS, action_name
 from mcr_env.engine.config import RulesConfig
 from mcr_env.engine.core import HANDS_PER_MATCH, HandResult, MCREngine
-from mcr_env.engine.state import EndReason, GameState
+from mcr_env.engine.state import EndReason, GameState, Phase
 from mcr_env.engine.walls import check_walls, seeded_walls
 from mcr_env.tiles import code_to_tile, tile_to_code
 
@@ -531,7 +531,18 @@ def _check_hand_start(eng: MCREngine, hand: dict, h: int, walls: np.ndarray) -> 
         raise ReplayError(f"at the deal of hand {h}: the engine did not deal the recorded wall")
 
 
-def replay(record: dict, on_step: StepCallback | None = None) -> MCREngine:
+def _auto_passed(eng: MCREngine) -> bool:
+    """Game 0 waits for a claim round or robbing window in which no asked seat has an option
+    besides Pass: one the ``claim_round="options"`` engine passes automatically."""
+    if int(eng.state.phase[0]) not in (int(Phase.CLAIM), int(Phase.ROB)):
+        return False
+    asked = eng.legal_mask[0, eng.to_act[0]]
+    return not asked[:, 1:].any()
+
+
+def replay(
+    record: dict, on_step: StepCallback | None = None, *, claim_round: str | None = None
+) -> MCREngine:
     """Re-run a record on a fresh engine (B = 1) and verify it.
 
     Checks, in order: the record is well formed (:func:`validate_record`); seeded walls equal
@@ -546,6 +557,14 @@ def replay(record: dict, on_step: StepCallback | None = None) -> MCREngine:
     Args:
         record: a record dict (module docstring).
         on_step: optional callback (:data:`StepCallback`), e.g. to print the table move by move.
+        claim_round: None (replay as recorded) or ``"all"``: replay a record made with
+            ``claim_round="options"`` on an engine that asks every seat in every claim round and
+            robbing window (docs/rules.md §10), so the steps are those a table shows every seat
+            (seat views of :func:`mcr_env.engine.render.render_record`). The seats the recorded
+            engine did not ask answer Pass (their only legal answer), a round nobody could
+            answer is a step of Passes, and ``on_step`` gets the engine's own step numbers and
+            every seat's decision of the step (seat order). Same checks; the final state is
+            the same in both modes.
 
     Returns:
         The engine (B = 1) in the final state of the game.
@@ -554,9 +573,15 @@ def replay(record: dict, on_step: StepCallback | None = None) -> MCREngine:
         RecordError: the record is malformed.
         ReplayError: the engine disagrees with the record (the message names step, hand and
             what differs).
+        ValueError: ``claim_round`` is not None or "all".
     """
+    if claim_round not in (None, "all"):
+        raise ValueError(f"claim_round must be None or 'all', got {claim_round!r}")
     validate_record(record)
     config = RulesConfig.from_dict(record["config"])
+    convert = claim_round == "all" and config.claim_round != "all"
+    if convert:
+        config = dataclasses.replace(config, claim_round="all")
     hands = record["hands"]
     walls = np.stack([_parse_wall(x["wall"], config.wall_layout, "wall") for x in hands])
     origin = record["origin"]
@@ -583,6 +608,24 @@ def replay(record: dict, on_step: StepCallback | None = None) -> MCREngine:
     if on_step is not None:
         on_step(eng, -1, [])
     penalize = config.illegal_action == "penalize"
+    n_steps = 0  # steps of the replaying engine (differs from the record's when converting)
+
+    def passes(where: str, may_end: bool) -> None:
+        """Converting: play the rounds the recorded engine passed automatically."""
+        nonlocal n_steps
+        while not eng.terminated[0] and _auto_passed(eng):
+            seats = np.nonzero(eng.to_act[0])[0].tolist()
+            eng.step(np.zeros((1, 4), dtype=np.int64))
+            if on_step is not None:
+                on_step(eng, n_steps, [[n_steps, s, PASS, action_name(PASS)] for s in seats])
+            n_steps += 1
+            if eng.hand_over[0] and not may_end:
+                raise ReplayError(
+                    f"{where}: the engine ended the hand here but the record continues"
+                )
+            if eng.hand_over[0]:
+                return
+
     for h, hand in enumerate(hands):
         rows = hand["decisions"]
         steps = sorted({r[0] for r in rows})
@@ -591,13 +634,18 @@ def replay(record: dict, on_step: StepCallback | None = None) -> MCREngine:
             by_step[r[0]].append(r)
         for k in steps:
             where = f"step {k} (hand {h})"
+            if convert:
+                passes(where, may_end=False)
             if eng.terminated[0]:
                 raise ReplayError(f"{where}: the game is already over in the engine")
             if int(eng.state.hand_number[0]) != h:
                 raise ReplayError(
                     f"{where}: the engine is in hand {int(eng.state.hand_number[0])}, not {h}"
                 )
-            asked = np.nonzero(eng.to_act[0])[0].tolist()
+            all_asked = np.nonzero(eng.to_act[0])[0].tolist()
+            asked = all_asked
+            if convert and int(eng.state.phase[0]) in (int(Phase.CLAIM), int(Phase.ROB)):
+                asked = [s for s in all_asked if eng.legal_mask[0, s, 1:].any()]
             seats = [r[1] for r in by_step[k]]
             if seats != asked:
                 raise ReplayError(
@@ -614,8 +662,16 @@ def replay(record: dict, on_step: StepCallback | None = None) -> MCREngine:
                 actions[0, s] = a
             eng.step(actions)
             if on_step is not None:
-                on_step(eng, k, by_step[k])
+                if convert:
+                    acts = {s: int(actions[0, s]) for s in all_asked}
+                    said = [[n_steps, s, a, _action_label(a)] for s, a in sorted(acts.items())]
+                    on_step(eng, n_steps, said)
+                else:
+                    on_step(eng, k, by_step[k])
+            n_steps += 1
             last = k == steps[-1]
+            if convert and last and not eng.hand_over[0]:
+                passes(where, may_end=True)
             if bool(eng.hand_over[0]) != last:
                 raise ReplayError(
                     f"{where}: the engine "

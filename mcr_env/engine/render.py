@@ -1,4 +1,4 @@
-"""Text rendering of one table of the batched state (RULES.md section 2).
+"""Text rendering of one table of the batched state (docs/rules.md §2).
 
 :func:`render_table` draws game ``game`` of a :class:`GameState`, either in full (every hand and
 concealed kong shown) or as one seat sees it (``seat=s``: the state is first reduced to
@@ -29,10 +29,18 @@ import dataclasses
 
 import numpy as np
 
+from mcr_env.engine.actions import ACTION_KIND, NUM_ACTIONS, PASS, ActionKind, action_name
 from mcr_env.engine.state import EndReason, GameState, MeldKind, Phase
 from mcr_env.tiles import tile_glyph, tile_to_code
 
-__all__ = ["TILE_STYLES", "render_engine", "render_hand_result", "render_record", "render_table"]
+__all__ = [
+    "TILE_STYLES",
+    "public_events",
+    "render_engine",
+    "render_hand_result",
+    "render_record",
+    "render_table",
+]
 
 TILE_STYLES = ("glyphs", "codes")
 """Valid ``tiles=`` values of :func:`render_table`."""
@@ -282,6 +290,65 @@ def render_hand_result(result: dict, hand: int | None = None) -> str:
     return f"{head}{what}; settlement {settle}"
 
 
+def _public_name(a: int, viewer: int | None, s: int) -> str:
+    if not 0 <= a < NUM_ACTIONS:
+        return f"invalid {a}"
+    if ACTION_KIND[a] == ActionKind.ANGANG and viewer is not None and viewer != s:
+        return "AnGang (concealed)"
+    return action_name(a)
+
+
+def public_events(
+    decisions: list,
+    phase_before: int,
+    seat_before: int,
+    melds_before: np.ndarray,
+    melds_after: np.ndarray,
+    winner: int,
+    viewer: int | None,
+) -> list[list]:
+    """The decisions of one engine step as ``viewer`` may know them.
+
+    Args:
+        decisions: rows ``[step, seat, action, name]`` of the step (a record's rows, or built
+            by the caller), seats ascending.
+        phase_before: :class:`Phase` of the game before the step.
+        seat_before: ``current_seat`` before the step (the seat on turn, or the player of the
+            tile in play in CLAIM/ROB).
+        melds_before, melds_after: ``(4,)`` ``n_melds`` before and after the step (same hand).
+        winner: seat that won the hand in this step, or -1.
+        viewer: seat 0..3, or None (everything).
+
+    Returns:
+        ``[seat, text]`` pairs: for ``viewer=None`` every decision; otherwise the viewer's own
+        decisions, the turn action of the seat on turn (``"AnGang (concealed)"`` for another
+        seat's concealed kong), and in a claim round (CLAIM/ROB) only another seat's claim
+        that took effect (its meld count grew, or it won); passes and overruled claims of
+        other seats are left out.
+    """
+    out = []
+    claim_round = phase_before in (Phase.CLAIM, Phase.ROB)
+    for row in decisions:
+        s, a = int(row[1]), int(row[2])
+        if viewer is None or s == viewer:
+            out.append([s, _public_name(a, viewer, s)])
+            continue
+        if not claim_round:
+            if s == seat_before:
+                out.append([s, _public_name(a, viewer, s)])
+            continue
+        if a == PASS or not 0 <= a < NUM_ACTIONS:
+            continue
+        took = (
+            (s == winner)
+            if ACTION_KIND[a] == ActionKind.HU
+            else (winner < 0 and int(melds_after[s]) > int(melds_before[s]))
+        )
+        if took:
+            out.append([s, action_name(a)])
+    return out
+
+
 def render_record(
     record: dict, *, moves: bool = False, seat: int | None = None, tiles: str = "glyphs", out=print
 ):
@@ -289,10 +356,20 @@ def render_record(
     text to ``out`` (a callable taking one str per block): the table after the deal and after
     every step (``moves=True``) or only the final table, plus one line per hand result.
 
+    With ``seat=s`` the text is what seat s saw at the table and nothing else (docs/rules.md §2
+    hidden information, §10 who is asked): the tables are its seat view (other hands as backs,
+    other concealed kongs face down), and the steps are those of an engine that asks every seat
+    in every claim round and robbing window (a record made with ``claim_round="options"`` is
+    replayed that way, :func:`~mcr_env.engine.records.replay` with ``claim_round="all"``), so
+    which rounds took place does not reveal who could claim. Each step line shows seat s's own
+    decision, the action of the seat on turn (a concealed kong without its tile), and of a
+    claim round only the claim that took effect ("no claim" if none): never another seat's
+    Pass or a claim that lost to a higher one.
+
     Args:
         record: a record dict.
         moves: print every step (the decisions made, then the table).
-        seat: render the tables as this seat sees them (None: full view).
+        seat: render the tables as this seat sees them (None: full view, every decision).
         tiles: "glyphs" or "codes".
         out: receiver of the text blocks (default ``print``).
 
@@ -310,18 +387,40 @@ def render_record(
     if tiles not in TILE_STYLES:
         raise ValueError(f"tiles must be one of {TILE_STYLES}, got {tiles!r}")
     hands = record.get("hands", []) if isinstance(record, dict) else []
+    before: dict = {}
 
     def on_step(eng, step, decisions):
         if step >= 0 and moves:
-            said = "; ".join(f"seat {s} {name}" for _, s, _, name in decisions)
+            if seat is None:
+                said = "; ".join(f"seat {s} {name}" for _, s, _, name in decisions)
+            else:
+                over = bool(eng.hand_over[0])
+                res = eng.last_hand_result[0] if over else None
+                events = public_events(
+                    decisions,
+                    before["phase"],
+                    before["seat"],
+                    before["n_melds"],
+                    before["n_melds"] if over else eng.state.n_melds[0],
+                    int(res.winner) if res is not None else -1,
+                    seat,
+                )
+                said = "; ".join(f"seat {s} {text}" for s, text in events)
+                if before["phase"] in (Phase.CLAIM, Phase.ROB) and all(
+                    text == "Pass" for _, text in events
+                ):
+                    said = f"{said}; no claim" if said else "no claim"
             out(f"step {step}: {said}")
         if eng.hand_over[0]:
             h = eng.last_hand_result[0].hand_number
             out(render_hand_result(hands[h]["result"], h))
         if moves:
             out(render_engine(eng, 0, seat, tiles=tiles))
+        before["phase"] = Phase(int(eng.state.phase[0]))
+        before["seat"] = int(eng.state.current_seat[0])
+        before["n_melds"] = eng.state.n_melds[0].copy()
 
-    eng = replay(record, on_step=on_step)
+    eng = replay(record, on_step=on_step, claim_round="all" if seat is not None and moves else None)
     if not moves:
         out(render_engine(eng, 0, seat, tiles=tiles))
     return eng

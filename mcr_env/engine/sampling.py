@@ -2,13 +2,14 @@
 
 :func:`sample_legal_actions` draws, for every row of a legal-action mask, one of its legal
 action ids uniformly at random, with one random integer per row (not one key per action): the
-legal ids of all rows are listed once (``np.flatnonzero``), then each row picks the j-th of its
-own ids.
+legal ids of each row are counted, one bounded integer per row is drawn (``rng.integers(0,
+counts)``), then each row picks that one of its own ids (two small compiled loops).
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 
 def sample_legal_actions(
@@ -46,10 +47,9 @@ def sample_legal_actions(
     flat = mask.reshape(-1, n_act)
     out = np.zeros(flat.shape[0], dtype=np.int64)
     if acting is None:
-        ids = np.flatnonzero(flat)
-        row_of = ids // n_act
-        counts = np.bincount(row_of, minlength=flat.shape[0])
-        rows = np.nonzero(counts)[0]
+        counts = np.empty(flat.shape[0], dtype=np.int64)
+        _row_counts(flat, np.arange(flat.shape[0]), counts)
+        rows = np.flatnonzero(counts)
         counts = counts[rows]
     else:
         acting = np.asarray(acting)
@@ -58,15 +58,36 @@ def sample_legal_actions(
                 f"acting must be a {lead} bool array, got {acting.dtype} {acting.shape}"
             )
         rows = np.flatnonzero(acting)
-        sub = flat[rows]
-        ids = np.flatnonzero(sub)
-        counts = np.bincount(ids // n_act, minlength=rows.size)
+        counts = np.empty(rows.size, dtype=np.int64)
+        _row_counts(flat, rows, counts)
         if rows.size and counts.min() == 0:
             bad = int(rows[np.argmin(counts)])
             raise ValueError(f"acting row {np.unravel_index(bad, lead)} has no legal action")
     if rows.size == 0:
         return out.reshape(lead)
-    ends = np.cumsum(counts)
-    pick = ends - 1 - rng.integers(0, counts)  # uniform among the row's own ids
-    out[rows] = ids[pick] % n_act
+    # uniform among the row's own ids: the (counts - 1 - r)-th legal id of the row
+    _pick(flat, rows, counts - 1 - rng.integers(0, counts), out)
     return out.reshape(lead)
+
+
+@njit(cache=True, nogil=True)
+def _row_counts(flat, rows, counts):
+    """``counts[i]``: legal ids in row ``rows[i]`` of ``flat (R, A) bool``."""
+    for i in range(rows.shape[0]):
+        n = 0
+        for a in range(flat.shape[1]):
+            n += flat[rows[i], a]
+        counts[i] = n
+
+
+@njit(cache=True, nogil=True)
+def _pick(flat, rows, index, out):
+    """``out[rows[i]]``: the ``index[i]``-th (0-based, ascending) legal id of row ``rows[i]``."""
+    for i in range(rows.shape[0]):
+        k = index[i]
+        for a in range(flat.shape[1]):
+            if flat[rows[i], a]:
+                if k == 0:
+                    out[rows[i]] = a
+                    break
+                k -= 1

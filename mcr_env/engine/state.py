@@ -1,7 +1,7 @@
 """Batched game state: a struct of numpy arrays with a leading batch dimension B.
 
 Every field of :class:`GameState` carries a one-line comment: shape, dtype, sentinel, meaning.
-Fields are grouped by who may see them (DESIGN.md, engine contract):
+Fields are grouped by who may see them (docs/design.md, engine contract):
 
 * ``public``  -- visible to all four seats (melds except the tile of a concealed kong, discards,
   flowers, the tile in play, phase, seat to act, tiles left, winds, hand number, scores).

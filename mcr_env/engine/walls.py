@@ -1,6 +1,6 @@
 """Walls: seeded shuffles (independent of the batch size) and explicit walls for scripted games.
 
-A wall is a row of tile ids in draw order (RULES.md section 2):
+A wall is a row of tile ids in draw order (docs/rules.md §2):
 
 * ``official`` layout: ``(144,)`` -- the 13-tile hands are dealt from the front in blocks of 13
   (the dealer's first, then downstream), normal draws continue from the front, replacements
@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numba import njit
 
 from mcr_env.tiles import code_to_tile, parse_tiles, tile_to_code
 
@@ -73,16 +74,40 @@ def seeded_walls(
         ``(N, 144) int8`` or ``(N, 136) int8`` walls in draw order.
     """
     tiles = layout_tiles(layout)
-    n_slots = tiles.shape[0]
     root = np.uint64(int(root_seed) % (1 << 64))
-    with np.errstate(over="ignore"):
-        h = _mix(np.full(len(games), root, dtype=np.uint64) + _GOLDEN)
-        for part in (games, episodes, hands):
-            h = _mix(h ^ (np.asarray(part, dtype=np.uint64) * _GOLDEN + np.uint64(1)))
-        slots = np.arange(n_slots, dtype=np.uint64)
-        keys = _mix(h[:, None] + slots[None, :] * _GOLDEN)
-    perm = np.argsort(keys, axis=1, kind="stable")
-    return tiles[perm]
+    parts = [np.asarray(p).astype(np.int64).reshape(-1) for p in (games, episodes, hands)]
+    out = np.empty((parts[0].shape[0], tiles.shape[0]), dtype=np.int8)
+    _seeded_walls_kernel(tiles, root, parts[0], parts[1], parts[2], out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _mix_one(x):
+    """splitmix64 finalizer of one uint64 (wrapping arithmetic), as :func:`_mix`."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * _M1
+    x = x ^ (x >> np.uint64(27))
+    x = x * _M2
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True)
+def _seeded_walls_kernel(tiles, root, games, episodes, hands, out):
+    """Row i of ``out``: ``tiles`` ordered by the keys ``mix(h_i + slot * golden)`` (a stable
+    sort), ``h_i`` the hash of (root, game, episode, hand) -- :func:`seeded_walls`."""
+    n_slots = tiles.shape[0]
+    keys = np.empty(n_slots, dtype=np.uint64)
+    one = np.uint64(1)
+    for i in range(games.shape[0]):
+        h = _mix_one(root + _GOLDEN)
+        h = _mix_one(h ^ (np.uint64(games[i]) * _GOLDEN + one))
+        h = _mix_one(h ^ (np.uint64(episodes[i]) * _GOLDEN + one))
+        h = _mix_one(h ^ (np.uint64(hands[i]) * _GOLDEN + one))
+        for j in range(n_slots):
+            keys[j] = _mix_one(h + np.uint64(j) * _GOLDEN)
+        perm = np.argsort(keys, kind="mergesort")
+        for j in range(n_slots):
+            out[i, j] = tiles[perm[j]]
 
 
 def check_walls(walls, layout: str) -> np.ndarray:

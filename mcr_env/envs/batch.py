@@ -18,6 +18,15 @@ Autoreset (declared in ``autoreset_mode``):
   ``terminated = False``.
 * ``"disabled"``: finished tables stay finished (``to_act`` all False) until :meth:`reset`.
 
+Who is asked (``claim_round``, docs/rules.md §10): by default (``claim_round="all"``) every
+non-discarder answers every discard and every other seat answers every BuGang's robbing window
+(a seat without an option gets a Pass-only mask), so ``to_act`` and every seat's observation
+(the phase it sees) depend only on what that seat may see. ``claim_round="options"`` is faster
+(fewer decisions, ``scripts/bench_engine.py --claim-round options all``) but asks only the
+seats that can claim and skips rounds nobody can claim: ``to_act`` and the observed phase then
+LEAK hidden hands (who holds a pair of the discard, who waits on a promoted kong's tile) to any
+agent that sees them.
+
 In match mode (``RulesConfig(match="match")``) a table terminates after its 16th hand; the
 per-hand settlement still arrives in ``info["settlement"]`` at every hand end, and
 ``info["player_at_seat"]`` maps seats to players.
@@ -25,17 +34,35 @@ per-hand settlement still arrives in ``info["settlement"]`` at every hand end, a
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
 
 from mcr_env.encoding import get_encoder
-from mcr_env.engine.config import RulesConfig
+from mcr_env.engine.config import CLAIM_ROUNDS, RulesConfig
 from mcr_env.engine.core import MCREngine
 from mcr_env.rewards import RewardFunction, make_reward
 
 AUTORESET_MODES = ("same_step", "next_step", "disabled")
 OBSERVE_MODES = ("all", "acting", "packed", "none")
+
+
+def table_config(config: RulesConfig | None, claim_round: str) -> RulesConfig:
+    """The engine config of a multi-agent batch env: ``config`` (default ``RulesConfig()``)
+    with ``claim_round`` ("all" or "options", docs/rules.md §10) in place of its own.
+
+    Raises:
+        ValueError: unknown ``claim_round`` (the message lists the valid values).
+        TypeError: ``config`` is not a RulesConfig.
+    """
+    if claim_round not in CLAIM_ROUNDS:
+        raise ValueError(f"claim_round {claim_round!r} not valid; valid: {', '.join(CLAIM_ROUNDS)}")
+    if config is None:
+        config = RulesConfig()
+    elif not isinstance(config, RulesConfig):
+        raise TypeError(f"config must be a RulesConfig, got {type(config).__name__}")
+    return dataclasses.replace(config, claim_round=claim_round)
 
 
 def check_modes(autoreset_mode: str, observe: str) -> None:
@@ -56,11 +83,14 @@ class MCRBatchEnv:
         config: engine :class:`RulesConfig` (default: official wall, single hands, illegal
             actions raise ValueError naming game, seat and action; for a training mode that
             punishes them instead pass ``RulesConfig(illegal_action="penalize")``: the offender
-            pays 30, the others get 10, the hand ends, RULES.md §3).
+            pays 30, the others get 10, the hand ends, docs/rules.md §3).
         encoder: encoder id (default ``"planes-v0"``) or an ``Encoder``.
         reward: reward name (:data:`mcr_env.rewards.REWARD_NAMES`) or a ``RewardFunction``.
         reward_kwargs: keyword arguments of a named reward.
         autoreset_mode: ``"same_step"``, ``"next_step"`` or ``"disabled"`` (module docstring).
+        claim_round: ``"all"`` (default: every seat answers every claim round and robbing
+            window; nothing leaks) or ``"options"`` (faster; ``to_act`` leaks hidden hands,
+            module docstring). Overrides ``config.claim_round`` (docs/rules.md §10).
         observe: ``"all"`` (every seat, ``(B, 4, C, 34)``), ``"acting"`` (same shape, only
             rows of acting seats filled, others zero), ``"packed"`` (only the acting seats:
             ``observation (N, C, 34)`` with ``games (N,)`` / ``seats (N,)`` giving the pairs in
@@ -77,7 +107,7 @@ class MCRBatchEnv:
 
     ``step`` returns ``(obs, rewards (B, 4) float32, terminated (B,) bool, truncated (B,) bool
     (always False: hands always end), info)``; ``info["settlement"]`` is the raw settlement
-    ``(B, 4) int32`` (points, RULES.md §3) of the hands that ended at this step.
+    ``(B, 4) int32`` (points, docs/rules.md §3) of the hands that ended at this step.
 
     Raises:
         ValueError / TypeError: bad arguments (the message names them).
@@ -92,9 +122,11 @@ class MCRBatchEnv:
         reward_kwargs: dict | None = None,
         autoreset_mode: str = "same_step",
         observe: str = "all",
+        claim_round: str = "all",
         first_game: int = 0,
     ):
         check_modes(autoreset_mode, observe)
+        config = table_config(config, claim_round)
         self.engine = MCREngine(num_tables, config, first_game=first_game)
         self.num_tables = self.engine.batch_size
         self.config = self.engine.config

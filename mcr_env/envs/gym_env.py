@@ -15,7 +15,7 @@ from gymnasium.vector.utils import batch_space
 
 from mcr_env.encoding import get_encoder
 from mcr_env.engine.actions import ACTION_NAMES, NUM_ACTIONS
-from mcr_env.engine.config import RulesConfig
+from mcr_env.engine.config import CLAIM_ROUNDS, RulesConfig
 from mcr_env.engine.core import MCREngine
 from mcr_env.engine.state import Phase
 from mcr_env.envs.common import (
@@ -49,21 +49,27 @@ def observation_space(encoder) -> spaces.Dict:
 
 
 def _rules(
-    config: RulesConfig | dict | None, illegal_action: str | None, match: bool | None = None
+    config: RulesConfig | dict | None,
+    illegal_action: str | None,
+    match: bool | None = None,
+    claim_round: str | None = None,
 ) -> RulesConfig:
     """The engine config of an env: ``config`` (default ``RulesConfig()``) with
-    ``illegal_action`` overriding ``config.illegal_action`` when given (None keeps it) and
-    ``match`` (True: 16-hand matches, RULES.md §4; False: single hands; None keeps
-    ``config.match``).
+    ``illegal_action`` overriding ``config.illegal_action`` when given (None keeps it),
+    ``match`` (True: 16-hand matches, docs/rules.md §4; False: single hands; None keeps
+    ``config.match``) and ``claim_round`` overriding ``config.claim_round`` when given (None
+    keeps it; docs/rules.md §10).
 
     Raises:
-        ValueError: unknown ``illegal_action``.
+        ValueError: unknown ``illegal_action`` or ``claim_round``.
         TypeError: ``config`` is neither a RulesConfig nor a dict, or ``match`` not a bool.
     """
     if illegal_action is not None and illegal_action not in ILLEGAL_MODES:
         raise ValueError(
             f"illegal_action {illegal_action!r} not valid; valid: {', '.join(ILLEGAL_MODES)}"
         )
+    if claim_round is not None and claim_round not in CLAIM_ROUNDS:
+        raise ValueError(f"claim_round {claim_round!r} not valid; valid: {', '.join(CLAIM_ROUNDS)}")
     if match is not None and not isinstance(match, (bool, np.bool_)):
         raise TypeError(f"match must be a bool, got {match!r}")
     if config is None:
@@ -76,6 +82,8 @@ def _rules(
         config = dataclasses.replace(config, illegal_action=illegal_action)
     if match is not None:
         config = dataclasses.replace(config, match="match" if match else "hand")
+    if claim_round is not None:
+        config = dataclasses.replace(config, claim_round=claim_round)
     return config
 
 
@@ -334,14 +342,20 @@ class MCREnv(gym.Env):
     """Mahjong Competition Rules (MCR), one learner seat against three opponent policies.
 
     ## Description
-    A hand of MCR (Chinese Official / Guobiao mahjong, RULES.md) at a four-seat table. The
+    A hand of MCR (Chinese Official / Guobiao mahjong, docs/rules.md) at a four-seat table. The
     agent plays one seat (``learner_seat``); the three others are played by opponent policies
     (default: uniformly random legal actions). Every call to ``step`` is one decision of the
     learner; opponents' decisions in between are played inside ``step``. In a claim round the
     learner and the opponents answer the same discard at once, nobody seeing another's answer.
+    The learner is asked only when it has an option besides Pass (the engine's default
+    ``RulesConfig.claim_round="options"``, the fastest): this leaks nothing, because the learner
+    observes only its own decisions, and whether it has an option depends only on its own hand
+    and the discard; the opponents' rounds are played inside ``step`` unseen (docs/rules.md
+    §10; the two-worlds tests check it). ``config=RulesConfig(claim_round="all")`` asks it in
+    every round (Pass-only masks when it cannot claim).
 
     ## Action Space
-    ``Discrete(235)`` (DESIGN.md layout): 0 Pass, 1 Hu, 2-35 Play t, 36-98 Chi, 99-132 Peng,
+    ``Discrete(235)`` (docs/design.md layout): 0 Pass, 1 Hu, 2-35 Play t, 36-98 Chi, 99-132 Peng,
     133-166 Gang, 167-200 AnGang, 201-234 BuGang; names via
     ``mcr_env.encoding.actions.action_name``. Only actions with ``action_mask == 1`` are legal.
 
@@ -351,12 +365,12 @@ class MCREnv(gym.Env):
     C = 75; channel table in ``docs/observations.md``) and ``action_mask`` marks legal actions.
 
     ## Rewards
-    0 until the hand ends, then the learner's settlement in points (RULES.md §3: winner
+    0 until the hand ends, then the learner's settlement in points (docs/rules.md §3: winner
     ``+24 + x`` or ``+24 + 3x``, discarder ``-(8 + x)``, ...); other reward functions by name
     (``reward="win_loss" | "scaled" | "table_points" | "shaping"``, see ``mcr_env.rewards``).
     ``info["settlement"]`` always has the raw ``(4,) int32`` settlement of the step (by seat).
 
-    Matches of single-hand episodes (``reward="table_points"``, RULES.md §4): an episode is
+    Matches of single-hand episodes (``reward="table_points"``, docs/rules.md §4): an episode is
     one hand, and the hands of consecutive ``reset()`` calls are the hands of one match
     (``hands_per_match``, default 16; the seat index is the player); the table points are paid
     at the end of the match's last hand, 0 at the others. The first ``reset`` and
@@ -364,7 +378,7 @@ class MCREnv(gym.Env):
     re-dealt before the learner's first decision (below) is void: not paid and not counted.
 
     Whole matches (``match=True``): an episode is a 16-hand match with the seat rotation,
-    dealership and prevalent winds of RULES.md §4/§8 (``RulesConfig(match="match")``). The
+    dealership and prevalent winds of docs/rules.md §4/§8 (``RulesConfig(match="match")``). The
     learner is a player (``learner_seat`` = its seat in hand 1) and moves with the rotation:
     ``info["learner_seat"]`` is its seat in the current hand. Rewards: the learner's
     settlement at the end of every hand (default), or ``reward="table_points"``: 4/2/1/0 by
@@ -396,7 +410,7 @@ class MCREnv(gym.Env):
 
     Illegal actions (Gymnasium's convention: any action of the action space may be stepped):
     by default (``illegal_action="penalize"``) an action of the learner outside
-    ``action_mask`` is punished as the Botzone judge does (RULES.md §3 research option: the
+    ``action_mask`` is punished as the Botzone judge does (docs/rules.md §3 research option: the
     offender pays 30, each other seat gets 10) and ends the hand; so
     ``gymnasium.utils.env_checker.check_env`` and SB3's ``check_env`` pass as shipped. One
     keyword away, ``illegal_action="raise"`` raises ``ValueError`` naming the game, seat and
@@ -528,7 +542,7 @@ class MCRVectorEnv(VectorEnv):
     queried batched. ``step`` before ``reset`` (or after a failed ``reset``) raises
     ``RuntimeError``. With ``reward="table_points"`` each table
     plays consecutive matches of ``hands_per_match`` hands across its autoresets; ``reset()``
-    starts a new match on every table (RULES.md §4).
+    starts a new match on every table (docs/rules.md §4).
 
     ``match=True`` plays 16-hand matches per table (as :class:`MCREnv`; per-table
     ``hand_number``, ``dealer``, ``prevalent_wind`` in ``info``). Illegal actions of the

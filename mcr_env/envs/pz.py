@@ -25,6 +25,18 @@ AEC turn order: after a draw (or a Chi/Peng) the seat to play acts alone. In a c
 after another, downstream from the player of the tile; nothing changes until the last of them
 has answered, so no seat sees another's answer; then the round is resolved (docs/rules.md §2).
 
+Who is asked (``claim_round``, docs/rules.md §10): by default (``claim_round="all"``) every
+non-discarder answers every discard and every other seat answers every BuGang's robbing window,
+as at the Botzone judge; a seat without an option gets a Pass-only mask. So the turn order
+(``agent_selection``, the agents with a non-empty mask in the parallel env) and every
+observation depend only on what each seat may see. ``claim_round="options"`` is faster (fewer
+decisions; ``scripts/bench_engine.py --paths env --claim-round options all`` measures it) but
+asks only the seats that can claim, and skips a round nobody can claim: the turn order then
+LEAKS hidden hands (which seat holds a pair of the discard, who waits on a promoted kong's
+tile), in the AEC order, in the parallel env's set of asked agents and in the phase every seat
+observes. Use it only where no agent learns from the order (e.g. self-play with a shared
+policy fed only its own decisions).
+
 Illegal actions, as in PettingZoo's classic games (``TerminateIllegalWrapper``): by default
 (``illegal_action="penalize"``) an action outside the agent's ``action_mask`` ends the hand at
 once with the offender penalized (it pays 30, each other seat gets 10: the Botzone judge's
@@ -58,10 +70,12 @@ class _Table:
     """One engine table with observation/reward plumbing shared by both interfaces. Agents
     are players: ``seat_of(p)`` maps a player to its seat in the current hand."""
 
-    def __init__(self, config, encoder, reward, reward_kwargs, illegal_action, match):
+    def __init__(self, config, encoder, reward, reward_kwargs, illegal_action, match, claim_round):
         from mcr_env.encoding import get_encoder
 
-        self.engine = MCREngine(1, _rules(config, illegal_action, match or None))
+        self.engine = MCREngine(
+            1, _rules(config, illegal_action, match or None, claim_round=claim_round)
+        )
         self.match = self.engine.config.match == "match"
         if encoder is None:
             encoder = "planes-v1" if self.match else "planes-v0"
@@ -176,12 +190,22 @@ class _TableEnv:
     metadata: dict
 
     def _init_table(
-        self, render_mode, config, encoder, reward, reward_kwargs, illegal_action, match
+        self,
+        render_mode,
+        config,
+        encoder,
+        reward,
+        reward_kwargs,
+        illegal_action,
+        match,
+        claim_round,
     ):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} not in {self.metadata['render_modes']}")
         self.render_mode = render_mode
-        self._table = _Table(config, encoder, reward, reward_kwargs, illegal_action, match)
+        self._table = _Table(
+            config, encoder, reward, reward_kwargs, illegal_action, match, claim_round
+        )
         self.possible_agents = list(AGENTS)
         obs_space = observation_space(self._table.encoder)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
@@ -217,6 +241,9 @@ _ARGS_DOC = """
         illegal_action: "penalize" (default: the hand ends, the offender pays, a warning),
             "raise", or None (``config.illegal_action``); module docstring.
         match: play whole 16-hand matches (module docstring).
+        claim_round: "all" (default: every seat answers every claim round and robbing window,
+            nothing leaks) or "options" (faster; the turn order leaks hidden hands, module
+            docstring; docs/rules.md §10). Overrides ``config.claim_round``.
 
     Raises:
         ValueError / TypeError: bad arguments (the message names them).
@@ -237,9 +264,12 @@ class raw_env(_TableEnv, AECEnv):  # noqa: N801 (PettingZoo naming convention)
         reward_kwargs: dict | None = None,
         illegal_action: str | None = "penalize",
         match: bool = False,
+        claim_round: str = "all",
     ):
         super().__init__()
-        self._init_table(render_mode, config, encoder, reward, reward_kwargs, illegal_action, match)
+        self._init_table(
+            render_mode, config, encoder, reward, reward_kwargs, illegal_action, match, claim_round
+        )
 
     def observe(self, agent):
         return self._table.observe(self.possible_agents.index(agent))
@@ -315,8 +345,11 @@ class parallel_raw_env(_TableEnv, ParallelEnv):  # noqa: N801 (PettingZoo naming
         reward_kwargs: dict | None = None,
         illegal_action: str | None = "penalize",
         match: bool = False,
+        claim_round: str = "all",
     ):
-        self._init_table(render_mode, config, encoder, reward, reward_kwargs, illegal_action, match)
+        self._init_table(
+            render_mode, config, encoder, reward, reward_kwargs, illegal_action, match, claim_round
+        )
         self._reset_once = False
 
     def _all_obs(self):

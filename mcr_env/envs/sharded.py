@@ -54,7 +54,7 @@ from mcr_env.engine.actions import NUM_ACTIONS
 from mcr_env.engine.config import RulesConfig
 from mcr_env.engine.state import GameState, Phase
 from mcr_env.engine.walls import check_walls
-from mcr_env.envs.batch import MCRBatchEnv, check_modes
+from mcr_env.envs.batch import MCRBatchEnv, check_modes, table_config
 from mcr_env.rewards import RewardFunction, make_reward
 
 __all__ = ["ShardedBatchEnv", "WorkerError", "default_num_workers", "make_batch_env"]
@@ -309,9 +309,10 @@ class ShardedBatchEnv:
 
     Args:
         num_tables: B >= 1.
-        config, encoder, reward, reward_kwargs, autoreset_mode, observe: as for
+        config, encoder, reward, reward_kwargs, autoreset_mode, observe, claim_round: as for
             :class:`~mcr_env.envs.batch.MCRBatchEnv` (an ``Encoder`` or ``RewardFunction``
-            object must be picklable: each worker gets its own copy).
+            object must be picklable: each worker gets its own copy; ``claim_round="all"`` by
+            default, "options" leaks hidden hands through ``to_act``, docs/rules.md §10).
         num_workers: k worker processes (default :func:`default_num_workers`); at most B are
             started (``self.num_workers`` is the number used).
         copy_obs: return fresh ``observation``/``action_mask`` arrays (default) or read-only
@@ -346,6 +347,7 @@ class ShardedBatchEnv:
         reward_kwargs: dict | None = None,
         autoreset_mode: str = "same_step",
         observe: str = "all",
+        claim_round: str = "all",
         num_workers: int | None = None,
         copy_obs: bool = True,
         record: bool = False,
@@ -367,9 +369,7 @@ class ShardedBatchEnv:
             raise TypeError(f"num_workers must be an int or None, got {type(num_workers).__name__}")
         if num_workers < 1:
             raise ValueError(f"num_workers must be >= 1, got {num_workers}")
-        config = RulesConfig() if config is None else config
-        if not isinstance(config, RulesConfig):
-            raise TypeError(f"config must be a RulesConfig, got {type(config).__name__}")
+        config = table_config(config, claim_round)
         if isinstance(first_game, bool) or not isinstance(first_game, (int, np.integer)):
             raise TypeError(f"first_game must be an int, got {type(first_game).__name__}")
         if first_game < 0:
@@ -399,6 +399,7 @@ class ShardedBatchEnv:
             "reward": reward,
             "reward_kwargs": reward_kwargs,
             "autoreset_mode": autoreset_mode,
+            "claim_round": claim_round,
         }
         ctx = mp.get_context(start_method)
         for i, (lo, hi) in enumerate(self.shards):

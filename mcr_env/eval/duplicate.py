@@ -12,7 +12,7 @@ the same name are an error), over all its hands:
 metric           meaning
 ================ =========================================================================
 hands            number of (game, seat) hands the agent played
-mean_points      mean settlement points per hand (RULES.md section 3)
+mean_points      mean settlement points per hand (docs/rules.md §3)
 ci95_low/high    95% confidence interval of mean_points: normal approximation over the
                  per-wall means (each wall's permutations are averaged first, since the
                  hands of one wall are not independent)
@@ -41,7 +41,7 @@ deterministic agent) reads exactly 0 points and 2.5 placement at every position:
 rotations each position plays each seat of the same game once.
 
 The fan total ``x`` of a win is recovered from the winner's settlement: ``24 + x`` on a
-discard or robbed kong, ``24 + 3x`` self-drawn (RULES.md section 3).
+discard or robbed kong, ``24 + 3x`` self-drawn (docs/rules.md §3).
 
 Results are deterministic for a seed (and batch size): walls come from
 :func:`mcr_env.engine.walls.seeded_walls` and agents are called in a fixed order.

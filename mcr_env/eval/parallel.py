@@ -1,4 +1,4 @@
-"""Duplicate-evaluation batches over worker processes (DESIGN.md "Scale").
+"""Duplicate-evaluation batches over worker processes (docs/design.md "Scale").
 
 :func:`play_batches` plays independent batches of games (explicit walls, an agent index per
 seat) in a pool of ``num_workers`` spawned processes. Every batch is sent to a worker together

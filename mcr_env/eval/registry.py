@@ -1,6 +1,6 @@
 """Agent specs (``"random"``, ``"rule"``, ``"path/ckpt.pt"``, ...) resolved through a registry.
 
-:mod:`mcr_env` does not import the packages that define agents (DESIGN.md: baselines sit above
+:mod:`mcr_env` does not import the packages that define agents (docs/design.md: baselines sit above
 the library). They register factories instead: :func:`register_agent` directly, or as an
 installed plugin, an entry point of group :data:`mcr_env.envs.common.AGENT_SPEC_GROUP`
 (``mcr_env.agent_specs``, the group the envs' opponent specs use) whose object is a factory

@@ -1,5 +1,5 @@
 """What a person is shown of a table: JSON-ready snapshots ("frames") of one game and the
-public description of each step, in full or as one seat sees it (RULES.md §2, docs/rules.md §10).
+public description of each step, in full or as one seat sees it (docs/rules.md §2, §10).
 
 Both the terminal game (:mod:`mcr_env.play.terminal`) and the HTML replay viewer
 (:mod:`mcr_env.play.html`) are built on these two functions, so the information rule is applied
@@ -8,7 +8,8 @@ in one place:
 * :func:`table_frame` reads a seat's view through :meth:`GameState.seat_view` (hidden fields
   are absent, other seats' private fields are sentinels), so a seat frame cannot hold another
   seat's concealed tiles or the tile of its concealed kongs;
-* :func:`public_events` describes a step's decisions as the viewer saw them: its own decisions
+* :func:`public_events` (defined in :mod:`mcr_env.engine.render`, which uses it for a seat's
+  replay text too) describes a step's decisions as the viewer saw them: its own decisions
   in full; of the other seats only what became public: the action of the seat on turn (a
   concealed kong without its tile), and in a claim round only the claim that took effect (who
   else answered, and what, is not shown: in the skipping claim mode it would reveal who could
@@ -25,13 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from mcr_env.engine.actions import (
-    ACTION_KIND,
-    NUM_ACTIONS,
-    PASS,
-    ActionKind,
-    action_name,
-)
+from mcr_env.engine.render import public_events
 from mcr_env.engine.state import EndReason, GameState, MeldKind, Phase
 from mcr_env.tiles import tile_to_code
 
@@ -173,65 +168,6 @@ def table_frame(
         "scores": [int(x) for x in v["match_scores"]],
         "seats": seats,
     }
-
-
-def _public_name(a: int, viewer: int | None, s: int) -> str:
-    if not 0 <= a < NUM_ACTIONS:
-        return f"invalid {a}"
-    if ACTION_KIND[a] == ActionKind.ANGANG and viewer is not None and viewer != s:
-        return "AnGang (concealed)"
-    return action_name(a)
-
-
-def public_events(
-    decisions: list,
-    phase_before: int,
-    seat_before: int,
-    melds_before: np.ndarray,
-    melds_after: np.ndarray,
-    winner: int,
-    viewer: int | None,
-) -> list[list]:
-    """The decisions of one engine step as ``viewer`` may know them.
-
-    Args:
-        decisions: rows ``[step, seat, action, name]`` of the step (a record's rows, or built
-            by the caller), seats ascending.
-        phase_before: :class:`Phase` of the game before the step.
-        seat_before: ``current_seat`` before the step (the seat on turn, or the player of the
-            tile in play in CLAIM/ROB).
-        melds_before, melds_after: ``(4,)`` ``n_melds`` before and after the step (same hand).
-        winner: seat that won the hand in this step, or -1.
-        viewer: seat 0..3, or None (everything).
-
-    Returns:
-        ``[seat, text]`` pairs: for ``viewer=None`` every decision; otherwise the viewer's own
-        decisions, the turn action of the seat on turn (``"AnGang (concealed)"`` for another
-        seat's concealed kong), and in a claim round (CLAIM/ROB) only another seat's claim
-        that took effect (its meld count grew, or it won); passes and overruled claims of
-        other seats are left out.
-    """
-    out = []
-    claim_round = phase_before in (Phase.CLAIM, Phase.ROB)
-    for row in decisions:
-        s, a = int(row[1]), int(row[2])
-        if viewer is None or s == viewer:
-            out.append([s, _public_name(a, viewer, s)])
-            continue
-        if not claim_round:
-            if s == seat_before:
-                out.append([s, _public_name(a, viewer, s)])
-            continue
-        if a == PASS or not 0 <= a < NUM_ACTIONS:
-            continue
-        took = (
-            (s == winner)
-            if ACTION_KIND[a] == ActionKind.HU
-            else (winner < 0 and int(melds_after[s]) > int(melds_before[s]))
-        )
-        if took:
-            out.append([s, action_name(a)])
-    return out
 
 
 def hand_result_rows(result: dict) -> dict[str, Any]:

@@ -18,6 +18,10 @@ Views (docs/rules.md §10, information rule):
 * ``seat=s``: the page is built from seat ``s``'s view only (:meth:`GameState.seat_view`):
   what seat ``s`` could not see is not in the file at all.
 
+The steps are those of an engine that asks every seat in every claim round and robbing window
+(a record made with ``claim_round="options"`` is replayed with ``claim_round="all"``), so the
+frames a seat view steps through do not depend on who could claim.
+
 Match records: the engine deals the next hand in the step that ends a hand, so the hand-end
 frame of hands 1-15 shows the table as it was when the last decision was asked, with the
 result; the next frame is the deal of the next hand.
@@ -125,7 +129,9 @@ def record_frames(record: dict, seat: int | None = None) -> list[dict[str, Any]]
             frames.append(frame(eng.state, eng.to_act[0], step, {v: [] for v in views}))
         prev.update(snapshot(eng))
 
-    replay(record, on_step=on_step)
+    # every seat asked in every claim round (docs/rules.md §10): which rounds took place, in a
+    # record made with the skipping rounds, would reveal who could claim
+    replay(record, on_step=on_step, claim_round="all")
     return frames
 
 

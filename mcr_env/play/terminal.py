@@ -7,7 +7,7 @@ Usage::
     mcr-play --opponents rule,random,runs/x/final.pt --match     # a whole 16-hand match
 
 Each time the person must decide, the table is printed as their seat sees it (other hands as
-backs, other concealed kongs face down; RULES.md §2, docs/rules.md §10): their hand with Unicode
+backs, other concealed kongs face down; docs/rules.md §2, §10): their hand with Unicode
 glyphs and Botzone codes, melds, discards (claimed ones in brackets), flowers, the wall count
 and the tile in play, then the legal actions numbered with readable names (``3  Play W5``).
 The person types the number (or the action's name, e.g. ``Play W5``, ``Hu``, ``Pass``);
@@ -15,7 +15,7 @@ The person types the number (or the action's name, e.g. ``Play W5``, ``Hu``, ``P
 answered automatically. After every step the other seats' public actions are printed (a claim
 that did not take effect, a Pass or a concealed kong's tile are not). At each hand end the
 fan table and the settlement are printed; with ``--match`` the match goes on for 16 hands with
-seat rotation (RULES.md §4, §8) and ends with the scores and table points.
+seat rotation (docs/rules.md §4, §8) and ends with the scores and table points.
 
 Opponent specs (``--opponents``: one for all three or three comma-separated, in seat order
 after the person): ``random``, ``rule``, a checkpoint ``*.pt`` or any other spec that
@@ -69,7 +69,7 @@ class TerminalGame:
 
     Args:
         seat: the person's seat 0..3 (in a match: the seat of hand 1; the person is player
-            ``seat`` and moves with the seat rotation, RULES.md §4).
+            ``seat`` and moves with the seat rotation, docs/rules.md §4).
         opponents: three agents (batched ``act(obs, mask, view)``, :mod:`baselines.agents`)
             for the other seats, in seat order after ``seat``.
         seed: root seed of the walls.

@@ -1,5 +1,5 @@
-"""MCR scoring: the 81 fans (RULES.md section 6), the exact scorer :func:`score_win`, hand
-analysis (shanten, waits) and settlement (RULES.md section 3)."""
+"""MCR scoring: the 81 fans (docs/rules.md §6), the exact scorer :func:`score_win`, hand
+analysis (shanten, waits) and settlement (docs/rules.md §3)."""
 
 from mcr_env.scoring.fans import (
     FAN_BY_NAME,

@@ -1,4 +1,4 @@
-"""``mcr-score``: score one MCR winning hand from the command line (RULES.md sections 5-7).
+"""``mcr-score``: score one MCR winning hand from the command line (docs/rules.md §5-§7).
 
 Examples::
 
@@ -14,7 +14,7 @@ winning tile; without it, the last tile written is the winning tile. Each ``--me
 kong), BUGANG (a pung promoted to a kong) or ANGANG (concealed kong); OFFER defaults to 1 (0
 for ANGANG). The output is the hand as Unicode tile glyphs (a concealed kong with its outer
 tiles face down), the fan table (name, points per occurrence, count, subtotal; highest points
-first, ties in RULES.md section 6 order) and the total; ``--json`` prints one JSON object
+first, ties in docs/rules.md §6 order) and the total; ``--json`` prints one JSON object
 instead. Bad input prints one ``mcr-score: error: ...`` line on stderr and exits with status 2.
 """
 
@@ -149,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--profile",
         choices=PROFILES,
         default="mcr",
-        help="scoring profile (RULES.md section 7; default mcr)",
+        help="scoring profile (docs/rules.md §7; default mcr)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     return p
@@ -182,7 +182,7 @@ def _points(n: int) -> str:
 
 def listed_fans(result: ScoreResult) -> list:
     """The fans of ``result`` in display order: points per occurrence, highest first; ties in
-    :class:`Fan` order. For fans 1-81 this is ``result.fans`` order (RULES.md section 6 lists
+    :class:`Fan` order. For fans 1-81 this is ``result.fans`` order (docs/rules.md §6 lists
     them by points); it places the botzone-profile extra fan Concealed Kong and Melded Kong
     (Fan 82, 5 points) by its points instead of last."""
     return sorted(result.fans, key=lambda f: (-f.points, int(f.fan)))
@@ -202,7 +202,7 @@ def format_table(result: ScoreResult) -> list[str]:
     if not result.is_legal_win:
         lines.append(
             f"Not a legal win: {_points(result.total_without_flowers)} without flowers, "
-            "8 needed (RULES.md section 2)."
+            "8 needed (docs/rules.md §2)."
         )
     return lines
 

@@ -1,4 +1,4 @@
-"""Decomposition of a winning hand (RULES.md section 2, "A winning hand"; section 6b).
+"""Decomposition of a winning hand (docs/rules.md §2, "A winning hand"; section 6b).
 
 A *regular* hand is four sets (chow, pung, kong) and a pair; the concealed part is split here,
 melds are fixed. The special forms are Seven Pairs, Thirteen Orphans, Lesser/Greater Honors and
@@ -244,7 +244,7 @@ def regular_waits(counts: tuple[int, ...]) -> tuple[int, ...]:
     """Tile kinds that complete ``counts`` (``3k + 1`` concealed tiles) as sets and a pair.
 
     Shape only: a kind all four copies of which are already held still counts as a wait
-    (RULES.md section 6b, wait fans).
+    (docs/rules.md §6b, wait fans).
 
     Args:
         counts: ``(34,)`` tile counts.
@@ -271,7 +271,7 @@ def regular_waits(counts: tuple[int, ...]) -> tuple[int, ...]:
 def seven_pairs_wait(counts: tuple[int, ...]) -> int:
     """The tile a 13-tile hand waits on for Seven Pairs, or -1 if it is not one tile away.
 
-    Four identical tiles count as two pairs (RULES.md section 2)."""
+    Four identical tiles count as two pairs (docs/rules.md §2)."""
     pairs = 0
     single = -1
     for t, c in enumerate(counts):

@@ -60,7 +60,7 @@ def fan_table_markdown() -> str:
 
     One row per :class:`Fan` in value order: number, English name, Chinese name, points per
     occurrence in the ``"mcr"`` and ``"botzone"`` profiles (``—`` where a profile never
-    scores the fan), the fans it implies in the ``"botzone"`` profile (RULES.md §6 "implies",
+    scores the fan), the fans it implies in the ``"botzone"`` profile (docs/rules.md §6 "implies",
     in fan order), and how the ``"mcr"`` profile's implications differ (``not: ...`` no longer
     implied, ``also: ...`` implied in addition; docs/rules.md §7).
     """

@@ -1,4 +1,4 @@
-"""Fan evaluation of a complete MCR hand (RULES.md sections 5, 6, 6a, 6b).
+"""Fan evaluation of a complete MCR hand (docs/rules.md §5, §6, 6a, 6b).
 
 Design
 ------
@@ -17,7 +17,7 @@ Each reading's fans come from independent detectors:
 3. *Set combinations*: every candidate instance ``(fan, group of sets)`` among the chows
    (Quadruple Chow ... Two Terminal Chows) and among the pungs (Big Four Winds ... Double
    Pung) is listed, then :func:`_select` chooses the instances to count by the MCR principles
-   (RULES.md section 5) as an explicit search: the chosen groups must form a *hyperforest*
+   (docs/rules.md §5) as an explicit search: the chosen groups must form a *hyperforest*
    over the sets (each counted combination joins sets not yet linked to each other: this is
    non-separation plus account-once), two instances of the same fan may not share a set
    (non-identical), and the selection maximises points. Among selections with equal points the
@@ -28,7 +28,7 @@ Each reading's fans come from independent detectors:
 4. *Per-pung fans* (:func:`_pung_fans`): Dragon Pung, Prevalent/Seat Wind, Pung of Terminals
    or Honors; a wind pung already counted by a wind fan or a wind-group fan, and every dragon
    pung, is not also a Pung of Terminals or Honors.
-5. *Kongs and concealed pungs* (RULES.md 6b): one kong-series fan; one concealed-pung-series
+5. *Kongs and concealed pungs* (docs/rules.md §6b): one kong-series fan; one concealed-pung-series
    fan counting concealed kongs and concealed pungs, where a pung completed by a discarded
    winning tile is melded unless the reading has a concealed chow holding the winning tile.
 6. *Win situation*: Self-Drawn, Fully Concealed / Concealed / Melded Hand, Last Tile Draw /
@@ -45,7 +45,7 @@ Each reading's fans come from independent detectors:
 The preferred reading is the one with the highest total; :func:`_preferred` documents how
 equal totals are resolved.
 
-Profiles (RULES.md section 7): every reading is scored in the requested profile (its points,
+Profiles (docs/rules.md §7): every reading is scored in the requested profile (its points,
 its "implies" table :data:`~mcr_env.scoring.fans.FAN_IMPLIES_BY_PROFILE` and
 :data:`EXTRA_IMPLIES_BY_PROFILE`, the ``"mcr"`` kong fans of item 2 and the Melded Hand
 condition of item 7) before the preferred reading is chosen, so "high over low" holds in each
@@ -122,7 +122,7 @@ def clear_caches() -> None:
 MELD_CHOW, MELD_PUNG, MELD_KONG, MELD_CONCEALED_KONG, MELD_PROMOTED_KONG = 0, 1, 2, 3, 4
 """Meld kinds of :func:`evaluate`: claimed chow (tile = lowest tile), claimed pung, melded kong
 claimed from a discard, concealed kong, melded kong promoted from a pung (BuGang; scored as a
-melded kong except that the ``"mcr"`` profile's Melded Hand needs none, RULES.md section 7
+melded kong except that the ``"mcr"`` profile's Melded Hand needs none, docs/rules.md §7
 item 7)."""
 
 
@@ -303,7 +303,7 @@ def _instances(sets: tuple[int, ...], group_fn: dict) -> list[tuple[Fan, int]]:
 
 
 def _select(instances: list[tuple[Fan, int]], n_sets: int) -> tuple[Fan, ...]:
-    """The instances to count (RULES.md section 5), as their fans sorted by value.
+    """The instances to count (docs/rules.md §5), as their fans sorted by value.
 
     Constraints: the chosen groups form a hyperforest over the ``n_sets`` sets (every group
     links sets that are not yet linked, so no group is re-formed from sets already combined),
@@ -476,7 +476,7 @@ EXTRA_IMPLIES: dict[Fan, frozenset[Fan]] = {
     if Fan.CONCEALED_HAND in implied and f != Fan.FULLY_CONCEALED_HAND
 }
 EXTRA_IMPLIES[Fan.SEVEN_SHIFTED_PAIRS] |= {Fan.NO_HONORS}
-"""PyMahjongGB 1.4.0 exclusions beyond RULES.md's "implies" column (data, not code): every
+"""PyMahjongGB 1.4.0 exclusions beyond docs/rules.md's "implies" column (data, not code): every
 fan that implies Concealed Hand also removes Fully Concealed Hand (which then leaves
 Self-Drawn, :data:`DOWNGRADE`); Seven Shifted Pairs also removes No Honors (it removes Full
 Flush, which would otherwise no longer remove No Honors). The ``"botzone"`` profile's entry of
@@ -487,7 +487,7 @@ EXTRA_IMPLIES_BY_PROFILE: dict[str, dict[Fan, frozenset[Fan]]] = {
     "mcr": {Fan.SEVEN_SHIFTED_PAIRS: frozenset({Fan.NO_HONORS})},
 }
 """Exclusions beyond each profile's "implies" table. The ``"mcr"`` profile keeps Fully
-Concealed Hand beside the self-drawn concealed special hands (RULES.md section 7 item 3: they
+Concealed Hand beside the self-drawn concealed special hands (docs/rules.md §7 item 3: they
 score it instead of Self-Drawn; Concealed Hand stays implied) and keeps only the Seven Shifted
 Pairs / No Honors exclusion."""
 
@@ -495,7 +495,7 @@ PER_SET_IMPLIES: dict[Fan, frozenset[Fan]] = {
     Fan.BIG_THREE_WINDS: frozenset({Fan.PUNG_OF_TERMINALS_OR_HONORS}),
 }
 """Implications that hold only for the sets forming the fan (Big Three Winds: the Pung of
-Terminals or Honors *of those wind pungs*, RULES.md section 6), so they are not in
+Terminals or Honors *of those wind pungs*, docs/rules.md §6), so they are not in
 :data:`FAN_IMPLIES`. The pung counting already leaves those sets out (a 999m pung beside Big
 Three Winds still scores)."""
 
@@ -520,7 +520,7 @@ Four Concealed Pungs, ...) leaves Self-Drawn (PyMahjongGB 1.4.0)."""
 
 
 def _apply_non_repeat(fans: dict[int, int], profile: str) -> None:
-    """Remove, in place, every fan implied by a higher fan still present (RULES.md 5.1) in
+    """Remove, in place, every fan implied by a higher fan still present (docs/rules.md §5) in
     ``profile``'s tables; a removed fan listed in :data:`DOWNGRADE` leaves its lower fan unless
     that is implied too."""
     implies = _IMPLIES_MASK[profile]
@@ -595,7 +595,7 @@ def _is_regular_complete(counts: tuple[int, ...]) -> bool:
 
 def _regular_wait_kinds(standing: tuple[int, ...]) -> list[int]:
     """Tile kinds completing ``standing`` (``(34,)``, 3k + 1 tiles) as sets and a pair, shape
-    only (a kind all four copies of which are held still counts, RULES.md 6b).
+    only (a kind all four copies of which are held still counts, docs/rules.md §6b).
 
     The new tile must go to a group whose size is 1 mod 3 (it then needs a pair), or, when
     two groups have size 2 mod 3, to one of them (which then needs sets only, the other one
@@ -636,7 +636,7 @@ def _regular_wait_kinds(standing: tuple[int, ...]) -> list[int]:
 @_memo(65536)
 def _waits_on_one_kind(standing: tuple[int, ...], n_melds: int) -> bool:
     """True when the 13-tile hand (``standing``: concealed counts) waits on exactly one kind,
-    over every winning form (shape only, RULES.md 6b)."""
+    over every winning form (shape only, docs/rules.md §6b)."""
     kinds = set(_regular_wait_kinds(standing))
     if n_melds == 0:
         sp = seven_pairs_wait(standing)
@@ -705,8 +705,8 @@ def _situation(
     replacement: bool,
     melded_hand: bool = True,
 ) -> None:
-    """Win-situation fans (RULES.md 6a 44-47, 53, 56, 58, 62, 80); ``melded_hand=False`` (the
-    ``"mcr"`` profile with a promoted kong, RULES.md section 7 item 7) withholds Melded Hand."""
+    """Win-situation fans (docs/rules.md §6a 44-47, 53, 56, 58, 62, 80); ``melded_hand=False`` (the
+    ``"mcr"`` profile with a promoted kong, docs/rules.md §7 item 7) withholds Melded Hand."""
     if self_drawn:
         fans[Fan.FULLY_CONCEALED_HAND if not claimed else Fan.SELF_DRAWN] = 1
         if wall_last:
@@ -842,7 +842,7 @@ def evaluate(
 
 
 def _preferred(found: list[tuple[int, dict[int, int]]]) -> int:
-    """Index of the reading to score among :func:`readings` (RULES.md 5.4, high over low).
+    """Index of the reading to score among :func:`readings` (docs/rules.md §5, high over low).
 
     The highest total wins. Among readings with that total, the *last* one holding Pure Triple
     Chow or Triple Pung is taken if there is one, else the first. Found by experiment against
@@ -883,7 +883,7 @@ def readings(
             or :data:`MELD_PROMOTED_KONG`.
         self_drawn, fourth, wall_last, about_kong: win flags of
             :func:`mcr_env.scoring.score_win`. seat, prevalent: winds 0-3.
-        profile: ``"botzone"`` (default, PyMahjongGB 1.4.0) or ``"mcr"`` (RULES.md
+        profile: ``"botzone"`` (default, PyMahjongGB 1.4.0) or ``"mcr"`` (docs/rules.md
             section 7).
 
     Returns:
@@ -940,13 +940,13 @@ def readings(
         wall_last,
         robbing,
         replacement,
-        melded_hand=not (mcr and promoted),  # RULES.md section 7 item 7
+        melded_hand=not (mcr and promoted),  # docs/rules.md §7 item 7
     )
     n_kongs = melded_kongs + concealed_kongs
     if n_kongs >= 3:
         base[Fan.FOUR_KONGS if n_kongs == 4 else Fan.THREE_KONGS] = 1
     elif mcr and melded_kongs == concealed_kongs == 1:
-        # RULES.md section 7 item 2: one melded + one concealed kong
+        # docs/rules.md §7 item 2: one melded + one concealed kong
         base[Fan.TWO_MELDED_KONGS] = 1
         base[Fan.CONCEALED_KONG] = 1
     elif n_kongs:
@@ -972,7 +972,7 @@ def readings(
                 if t == win:
                     win_in_pung = True
         if win_in_pung and not self_drawn and not win_in_chow:
-            concealed_pungs -= 1  # completed by a discard: a melded pung (RULES.md 6b)
+            concealed_pungs -= 1  # completed by a discard: a melded pung (docs/rules.md §6b)
         chows.sort()
         pungs.sort()
         sfans, terminal_pungs, winds, wind_group = _structure(
@@ -1032,7 +1032,7 @@ def _pung_fans(
     seat: int,
     prevalent: int,
 ) -> None:
-    """Prevalent Wind, Seat Wind and Pung of Terminals or Honors (RULES.md 6a 59-61, 73): a
+    """Prevalent Wind, Seat Wind and Pung of Terminals or Honors (docs/rules.md §6a 59-61, 73): a
     wind pung counts as a Pung of Terminals or Honors only when neither wind fan nor a
     wind-group fan already counts it."""
     th = terminal_pungs
@@ -1048,7 +1048,7 @@ def _pung_fans(
 
 
 def _is_nine_gates(standing: tuple[int, ...]) -> bool:
-    """1112345678999 of one suit held concealed (RULES.md 6a.4; melds are checked by the
+    """1112345678999 of one suit held concealed (docs/rules.md §6a; melds are checked by the
     caller)."""
     for s in range(3):
         if standing[9 * s : 9 * s + 9] == (3, 1, 1, 1, 1, 1, 1, 1, 3):

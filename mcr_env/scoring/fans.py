@@ -1,6 +1,6 @@
 """The 81 MCR fans: enum, English names, points per profile and "implies" tables.
 
-RULES.md sections 6 and 7. Values 1..81 follow the RULES.md table order; value 82 is the
+docs/rules.md §6, §7. Values 1..81 follow the docs/rules.md table order; value 82 is the
 botzone-profile extra fan "Concealed Kong and Melded Kong" (PyMahjongGB's 明暗杠).
 """
 
@@ -11,7 +11,7 @@ from types import MappingProxyType
 
 
 class Fan(IntEnum):
-    """The MCR fans in RULES.md section 6 order (values 1..81), plus botzone's extra fan (82)."""
+    """The MCR fans in docs/rules.md §6 order (values 1..81), plus botzone's extra fan (82)."""
 
     BIG_FOUR_WINDS = 1
     BIG_THREE_DRAGONS = 2
@@ -188,13 +188,13 @@ _NAMES_AND_POINTS = (
 FAN_NAMES: MappingProxyType[Fan, str] = MappingProxyType(
     {Fan(i + 1): name for i, (name, _) in enumerate(_NAMES_AND_POINTS)}
 )
-"""English name of each fan (PyMahjongGB 1.4.0 spelling, RULES.md section 6)."""
+"""English name of each fan (PyMahjongGB 1.4.0 spelling, docs/rules.md §6)."""
 
 FAN_BY_NAME: MappingProxyType[str, Fan] = MappingProxyType({v: k for k, v in FAN_NAMES.items()})
 """Inverse of :data:`FAN_NAMES`."""
 
 PROFILES = ("mcr", "botzone")
-"""Scoring profiles (RULES.md section 7); ``"mcr"`` is the default."""
+"""Scoring profiles (docs/rules.md §7); ``"mcr"`` is the default."""
 
 _MCR_POINTS = {Fan(i + 1): pts for i, (_, pts) in enumerate(_NAMES_AND_POINTS)}
 _BOTZONE_POINTS = dict(_MCR_POINTS)
@@ -208,7 +208,7 @@ FAN_POINTS: MappingProxyType[Fan, int] = MappingProxyType(_MCR_POINTS)
 FAN_POINTS_BY_PROFILE: MappingProxyType[str, MappingProxyType[Fan, int]] = MappingProxyType(
     {"mcr": FAN_POINTS, "botzone": MappingProxyType(_BOTZONE_POINTS)}
 )
-"""Points per occurrence for each profile (RULES.md section 7): botzone has Two Concealed
+"""Points per occurrence for each profile (docs/rules.md §7): botzone has Two Concealed
 Kongs = 6."""
 
 # Point tables indexed by fan value (index 0 unused), for the scorer's hot loop.
@@ -347,7 +347,7 @@ FAN_IMPLIES: MappingProxyType[Fan, frozenset[Fan]] = _implies(
     (F.ALL_CHOWS, (F.NO_HONORS,)),
     (F.ALL_SIMPLES, (F.NO_HONORS,)),
 )
-"""For each fan, the fans it implies (not counted in addition), from RULES.md section 6: the
+"""For each fan, the fans it implies (not counted in addition), from docs/rules.md §6: the
 ``"botzone"`` profile's table (PyMahjongGB 1.4.0); :data:`FAN_IMPLIES_BY_PROFILE` has the
 ``"mcr"`` one.
 
@@ -359,7 +359,7 @@ together with a fan listed as implied by it in its profile's table (checked by t
 MCR_IMPLIES_CHANGES: MappingProxyType[Fan, tuple[frozenset[Fan], frozenset[Fan]]] = (
     MappingProxyType(
         {
-            # RULES.md section 7 item 3: Nine Gates combines with Fully Concealed Hand
+            # docs/rules.md §7 item 3: Nine Gates combines with Fully Concealed Hand
             # when self-drawn; item 5: and never with Pung of Terminals or Honors
             F.NINE_GATES: (
                 frozenset({F.FULLY_CONCEALED_HAND}),
@@ -373,7 +373,7 @@ MCR_IMPLIES_CHANGES: MappingProxyType[Fan, tuple[frozenset[Fan], frozenset[Fan]]
     )
 )
 """How the ``"mcr"`` profile's "implies" table differs from :data:`FAN_IMPLIES`:
-``{fan: (no longer implied, implied in addition)}`` (RULES.md section 7, items 3-6; item 3's
+``{fan: (no longer implied, implied in addition)}`` (docs/rules.md §7, items 3-6; item 3's
 other special hands are in :data:`mcr_env.scoring.evaluate.EXTRA_IMPLIES_BY_PROFILE`, item 7
 is a condition of Melded Hand, not an implication)."""
 
@@ -388,6 +388,6 @@ def _mcr_implies() -> MappingProxyType[Fan, frozenset[Fan]]:
 FAN_IMPLIES_BY_PROFILE: MappingProxyType[str, MappingProxyType[Fan, frozenset[Fan]]] = (
     MappingProxyType({"mcr": _mcr_implies(), "botzone": FAN_IMPLIES})
 )
-"""The "implies" table of each profile (RULES.md sections 6 and 7): ``"botzone"`` is
+"""The "implies" table of each profile (docs/rules.md §6, §7): ``"botzone"`` is
 :data:`FAN_IMPLIES`, ``"mcr"`` applies :data:`MCR_IMPLIES_CHANGES` to it."""
 del F

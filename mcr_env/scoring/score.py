@@ -1,11 +1,10 @@
-"""Exact MCR fan scoring of a winning hand: :func:`score_win` (RULES.md sections 5-7).
+"""Exact MCR fan scoring of a winning hand: :func:`score_win` (docs/rules.md §5-§7).
 
 This module parses and validates the input and builds the result; the fans themselves are
 found by :func:`mcr_env.scoring.evaluate.evaluate` (our own reading-by-reading evaluator, see
-its module docstring). The botzone profile reproduces PyMahjongGB 1.4.0 exactly (RULES.md: "where
-this page is silent on a scoring detail, the arbiter is PyMahjongGB 1.4.0"); the mcr profile
-differs only as RULES.md section 7 says. Scoring is a pure function of its arguments: no RNG,
-no game state.
+its module docstring). The botzone profile is PyMahjongGB 1.4.0 exactly (docs/rules.md §7); the
+mcr profile differs only as docs/rules.md §7 says. Scoring is a pure function of its
+arguments: no RNG, no game state.
 """
 
 from __future__ import annotations
@@ -32,11 +31,11 @@ __all__ = ["FanResult", "ScoreResult", "NotAWinError", "score_win", "MELD_KINDS"
 MELD_KINDS = ("CHI", "PENG", "GANG", "ANGANG", "BUGANG")
 """Accepted meld kinds; ``"BUGANG"`` (a pung promoted to a kong) scores as a melded kong
 (``"GANG"``) for every fan, except that in the ``"mcr"`` profile a hand holding one scores no
-Melded Hand (RULES.md section 7 item 7)."""
+Melded Hand (docs/rules.md §7 item 7)."""
 
 
 class NotAWinError(ValueError):
-    """The tiles form no winning reading (RULES.md section 2, "A winning hand")."""
+    """The tiles form no winning reading (docs/rules.md §2, "A winning hand")."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -59,9 +58,9 @@ class ScoreResult:
 
     Attributes:
         fans: the scored fans in :class:`Fan` order (Flower Tiles included when flowers > 0).
-        total: points including flowers (what settlement uses, RULES.md section 3).
+        total: points including flowers (what settlement uses, docs/rules.md §3).
         total_without_flowers: points excluding flowers (the 8-point minimum applies to this).
-        is_legal_win: ``total_without_flowers >= 8`` (RULES.md section 2).
+        is_legal_win: ``total_without_flowers >= 8`` (docs/rules.md §2).
     """
 
     fans: tuple[FanResult, ...]
@@ -224,7 +223,7 @@ def score_win(
     flowers: int = 0,
     profile: str = "mcr",
 ) -> ScoreResult:
-    """Score a winning hand exactly (RULES.md sections 5-7).
+    """Score a winning hand exactly (docs/rules.md §5-§7).
 
     Args:
         hand: the concealed tiles WITHOUT the winning tile: a list/tuple/``(n,) int`` array of
@@ -236,7 +235,7 @@ def score_win(
             of the three tiles was claimed), ``"PENG"``, ``"GANG"`` (melded kong; offer 1..3 =
             claimed from left/across/right), ``"BUGANG"`` (a melded kong made by adding a tile
             to a melded pung; offer = that pung's; scored as ``"GANG"`` for every fan, except
-            that the ``"mcr"`` profile scores no Melded Hand with one, RULES.md section 7
+            that the ``"mcr"`` profile scores no Melded Hand with one, docs/rules.md §7
             item 7) or ``"ANGANG"`` (concealed kong, offer 0). At most 4.
         is_self_drawn: won on a self-drawn tile (else on a discard or a robbed kong).
         is_4th_tile: the other three copies of the winning tile are visible (Last Tile).
@@ -245,7 +244,7 @@ def score_win(
         seat_wind, prevalent_wind: 0..3 = East, South, West, North.
         flowers: number of flowers 0..8 (1 point each, not counted toward the 8-point minimum).
         profile: ``"mcr"`` (default) or ``"botzone"`` (identical to PyMahjongGB 1.4.0),
-            RULES.md section 7.
+            docs/rules.md §7.
 
     Returns:
         :class:`ScoreResult` of the highest-scoring reading (equal totals are resolved as

@@ -1,4 +1,4 @@
-"""Settlement of a hand: what each seat wins or pays (RULES.md section 3).
+"""Settlement of a hand: what each seat wins or pays (docs/rules.md §3).
 
 With ``x`` the winner's total points (flowers included):
 
@@ -26,7 +26,7 @@ __all__ = [
 
 NUM_SEATS = 4
 BASE_PAYMENT = 8
-"""Points every loser pays the winner on top of the hand's value (RULES.md section 3)."""
+"""Points every loser pays the winner on top of the hand's value (docs/rules.md §3)."""
 PENALTY_PAID = 30
 """Points a false Hu (or a punished illegal action) costs the offender."""
 PENALTY_OTHERS = 10
@@ -44,7 +44,7 @@ def _seat(value, name: str, allow_none: bool = False) -> int | None:
 
 
 def settle(winner: int | None, total: int = 0, discarder: int | None = None) -> np.ndarray:
-    """Point changes of the four seats at the end of a hand (RULES.md section 3).
+    """Point changes of the four seats at the end of a hand (docs/rules.md §3).
 
     Args:
         winner: seat 0..3 of the winner, or None for an exhaustive draw (all zeros; total and
@@ -143,7 +143,7 @@ def settle_batch(winner, total, discarder) -> np.ndarray:
 
 
 def penalty(offender: int) -> np.ndarray:
-    """Points of a false Hu (research option, RULES.md section 3; the Botzone judge's rule).
+    """Points of a false Hu (research option, docs/rules.md §3; the Botzone judge's rule).
 
     Args:
         offender: seat 0..3 that made the false Hu or punished illegal action.

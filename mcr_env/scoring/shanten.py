@@ -1,4 +1,4 @@
-"""Hand analysis: winning shapes, shanten and waits (RULES.md section 2, "A winning hand").
+"""Hand analysis: winning shapes, shanten and waits (docs/rules.md §2, "A winning hand").
 
 A hand is given as its concealed tile counts ``counts`` ``(34,)`` (tile ids of
 :mod:`mcr_env.tiles`) plus ``n_melds``, the number of melded sets (chows, pungs, kongs, concealed
@@ -293,7 +293,7 @@ def _complete_rows(c: np.ndarray, n: np.ndarray) -> np.ndarray:
 
 
 def complete_mask(counts, n_melds) -> np.ndarray:
-    """Which hands are complete (any winning form, shape only). RULES.md section 2.
+    """Which hands are complete (any winning form, shape only). docs/rules.md §2.
 
     Args:
         counts: ``(N, 34)`` integer concealed tile counts (0..4), each row holding
@@ -325,7 +325,7 @@ def is_complete(counts, n_melds: int = 0) -> bool:
 
     Returns:
         True for 4 - n_melds sets and a pair, Seven Pairs, Thirteen Orphans, Honors and Knitted
-        Tiles, or Knitted Straight (RULES.md section 2; shape only, no 8-point check).
+        Tiles, or Knitted Straight (docs/rules.md §2; shape only, no 8-point check).
 
     Raises:
         TypeError: non-integer counts or n_melds.
@@ -375,7 +375,7 @@ def winning_tiles(counts, n_melds: int = 0) -> list[int]:
     """Tile kinds that complete a hand of ``13 - 3 * n_melds`` concealed tiles, ascending.
 
     Shape only: a tile is listed even if all four copies are already in the hand, and the
-    8-point minimum is ignored (RULES.md section 2).
+    8-point minimum is ignored (docs/rules.md §2).
 
     Args:
         counts: ``(34,)`` concealed tile counts (ints 0..4).
@@ -487,22 +487,6 @@ def _value_tables() -> tuple[np.ndarray, np.ndarray]:
     return _TABLES["suit"], _TABLES["honor"]
 
 
-def _rows(c: np.ndarray) -> np.ndarray:
-    """``(M, 40) int16``: the 4 table rows (3 suits, honors) of counts ``(M, 34)`` 0..4."""
-    suit, honor = _value_tables()
-    g = np.empty((len(c), 4, _NUM_COLS), dtype=np.int16)
-    g[:, :3] = suit[c[:, :27].reshape(-1, 3, 9) @ _POW5_9]
-    g[:, 3] = honor[c[:, 27:] @ _POW5_7]
-    return g.reshape(len(c), 4 * _NUM_COLS)
-
-
-def _regular_from_rows(g: np.ndarray, k: int) -> np.ndarray:
-    """``(M,) int64`` regular shanten from table rows ``(M, 40)`` when ``k`` sets are needed."""
-    idx, bonus = _ALLOC[k]
-    best = (g[:, idx].sum(axis=2) + bonus).max(axis=1)
-    return 2 * k - best.astype(np.int64)
-
-
 def _seven_pairs(c: np.ndarray) -> np.ndarray:
     return 6 - (c // 2).sum(axis=-1)
 
@@ -515,27 +499,6 @@ def _thirteen_orphans(c: np.ndarray) -> np.ndarray:
 def _honors_knitted(c: np.ndarray) -> np.ndarray:
     present = (c > 0).astype(np.int64)  # (M, 34)
     return 13 - (present @ _KNITTED_OR_HONOR.T.astype(np.int64)).max(axis=-1)
-
-
-def _knitted_straight(c: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """``(M,) int64`` Knitted Straight shanten of counts ``(M, 34)`` with ``n <= 1`` melds."""
-    m = len(c)
-    got = np.minimum(c[:, None, :], KNITTED_ARRANGEMENTS[None, :, :])  # (M, 6, 34)
-    missing = 9 - got.sum(axis=2)  # (M, 6)
-    rem = (c[:, None, :] - got).reshape(-1, NUM_TILE_KINDS)
-    g = _rows(rem)
-    kk = np.repeat(1 - n, 6)  # sets still needed besides the knitted straight
-    reg = np.empty(len(rem), dtype=np.int64)
-    for k in (0, 1):
-        sel = kk == k
-        if sel.any():
-            reg[sel] = _regular_from_rows(g[sel], k)
-    return (missing + reg.reshape(m, 6)).min(axis=1)
-
-
-# --------------------------------------------------------------------------------------------
-# Shanten: public functions
-# --------------------------------------------------------------------------------------------
 
 
 def _single(counts, n_melds, form: str) -> tuple[np.ndarray, int]:
@@ -568,7 +531,7 @@ _SHANTEN_DOC = """
 
 
 def regular_shanten(counts, n_melds: int = 0) -> int:
-    """Shanten toward ``4 - n_melds`` sets and a pair (RULES.md section 2)."""
+    """Shanten toward ``4 - n_melds`` sets and a pair (docs/rules.md §2)."""
     arr, n = _single(counts, n_melds, "")
     return _regular_single(arr, 4 - n)
 
@@ -664,7 +627,7 @@ del _f
 
 
 def shanten_batch(counts, n_melds) -> np.ndarray:
-    """Vectorized :func:`shanten` (no Python loop over N).
+    """Batched :func:`shanten`: one compiled (numba) loop over the rows.
 
     Args:
         counts: ``(N, 34)`` integer concealed tile counts (0..4), each row ``13 - 3 * n_melds``
@@ -680,21 +643,38 @@ def shanten_batch(counts, n_melds) -> np.ndarray:
             first offending row is named).
     """
     c, n = _as_batch(counts, n_melds, (13, 14))
-    out = np.empty(len(c), dtype=np.int64)
+    out = np.empty(len(c), dtype=np.int8)
     if len(c) == 0:
-        return out.astype(np.int8)
-    g = _rows(c)
-    for k in range(_MAX_BLOCKS + 1):
-        sel = n == 4 - k
-        if sel.any():
-            out[sel] = _regular_from_rows(g[sel], k)
-    concealed = n == 0
-    if concealed.any():
-        cc = c[concealed]
-        special = np.minimum(_seven_pairs(cc), _thirteen_orphans(cc))
-        special = np.minimum(special, _honors_knitted(cc))
-        out[concealed] = np.minimum(out[concealed], special)
-    ks = n <= 1
-    if ks.any():
-        out[ks] = np.minimum(out[ks], _knitted_straight(c[ks], n[ks]))
-    return out.astype(np.int8)
+        return out
+    suit, honor = _value_tables()
+    if "alloc" not in _KERNEL:
+        _KERNEL["alloc"] = _alloc_flat()
+    idx, bonus, offsets = _KERNEL["alloc"]
+    _batch_kernel()(c, n, suit, honor, idx, bonus, offsets, out)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Compiled batch kernel (numba)
+# --------------------------------------------------------------------------------------------
+
+_KERNEL: dict[str, object] = {}
+
+
+def _alloc_flat() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The allocations of every k as flat arrays: ``idx (A, 4) int64``, ``bonus (A,) int64``
+    and ``offsets (6,) int64`` (k's rows are ``offsets[k]:offsets[k + 1]``)."""
+    idx = np.concatenate([a for a, _ in _ALLOC]).astype(np.int64)
+    bonus = np.concatenate([b for _, b in _ALLOC]).astype(np.int64)
+    offsets = np.cumsum([0] + [len(a) for a, _ in _ALLOC]).astype(np.int64)
+    return idx, bonus, offsets
+
+
+def _batch_kernel():
+    """The numba kernel of :func:`shanten_batch` (:mod:`mcr_env.scoring._shanten_kernel`,
+    imported, and compiled or loaded from numba's cache, on first use)."""
+    if "batch" not in _KERNEL:
+        from mcr_env.scoring._shanten_kernel import shanten_rows
+
+        _KERNEL["batch"] = shanten_rows
+    return _KERNEL["batch"]

@@ -1,4 +1,4 @@
-"""PyMahjongGB 1.4.0 as a test oracle (RULES.md: the arbiter of the ``botzone`` profile)."""
+"""PyMahjongGB 1.4.0 as a test oracle (docs/rules.md: the arbiter of the ``botzone`` profile)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,860 @@
+"""Compiled per-step kernels of :class:`mcr_env.engine.core.MCREngine` (docs/design.md "Engine").
+
+Every function here is a numba ``@njit(cache=True, nogil=True)`` kernel that loops over the
+games of the batch and mutates the :class:`mcr_env.engine.state.GameState` arrays in place, so
+one engine ``step`` costs a few kernel calls whatever B is:
+
+* :func:`step_kernel` -- checks the actions against the masks, clears the outputs of the last
+  step, applies the acting seats' actions (discards, kongs, claim resolution in seat priority,
+  draws and replacement draws with flower replacement) and builds the legal masks and
+  ``to_act`` of every game it moved, passing the rounds nobody can answer automatically
+  (``claim_round="options"``, docs/rules.md §10). Hu needs the exact 8-point scorer (Python):
+  the kernel lists the (game, seat, tile) hands that are complete and not yet scored, and the
+  game waits; the engine scores them and calls the kernel again in its masks-only mode, so a
+  step makes one call, or two or three when something was complete or a hand ended;
+* :func:`deal_kernel` -- clears and deals new hands (flower replacement in deal order from the
+  dealer, docs/rules.md §2) and draws the dealer's fourteenth tile.
+
+:func:`is_complete` is the exact shape test of a 14 - 3m tile concealed hand (regular form by a
+base-5 suit-key table, Seven Pairs, Thirteen Orphans, Honors and Knitted Tiles, Knitted
+Straight; docs/rules.md §2), equal to :func:`mcr_env.scoring.shanten.complete_mask`.
+
+The state arrays are passed one by one in :data:`STATE_FIELDS` order (the dataclass field
+order of ``GameState``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from numba import njit
+
+from mcr_env.engine.actions import (
+    ACTION_KIND,
+    ACTION_TILE,
+    ANGANG_OFFSET,
+    BUGANG_OFFSET,
+    CHI_OFFSET,
+    GANG_OFFSET,
+    HU,
+    NUM_ACTIONS,
+    PASS,
+    PENG_OFFSET,
+    PLAY_OFFSET,
+    ActionKind,
+)
+from mcr_env.engine.state import (
+    BOTZONE_SEGMENT,
+    DISCARD_CAPACITY,
+    EndReason,
+    GameState,
+    MeldKind,
+    Phase,
+)
+
+STATE_FIELDS = tuple(f.name for f in dataclasses.fields(GameState))
+"""Order of the GameState arrays in the state tuple the kernels take."""
+
+_A_PASS = int(ActionKind.PASS)
+_A_HU = int(ActionKind.HU)
+_A_PLAY = int(ActionKind.PLAY)
+_A_CHI = int(ActionKind.CHI)
+_A_PENG = int(ActionKind.PENG)
+_A_GANG = int(ActionKind.GANG)
+_A_ANGANG = int(ActionKind.ANGANG)
+_A_BUGANG = int(ActionKind.BUGANG)
+_M_CHI = int(MeldKind.CHI)
+_M_PENG = int(MeldKind.PENG)
+_M_GANG = int(MeldKind.GANG)
+_M_ANGANG = int(MeldKind.ANGANG)
+_P_ACT = int(Phase.ACT)
+_P_DISCARD = int(Phase.DISCARD)
+_P_CLAIM = int(Phase.CLAIM)
+_P_ROB = int(Phase.ROB)
+_P_OVER = int(Phase.OVER)
+_E_SELF = int(EndReason.SELF_DRAWN)
+_E_DISCARD = int(EndReason.DISCARD)
+_E_ROB = int(EndReason.ROB_KONG)
+_E_EXHAUSTIVE = int(EndReason.EXHAUSTIVE)
+
+_KIND = ACTION_KIND.astype(np.int64)
+_TILE = ACTION_TILE.astype(np.int64)
+_POW5 = 5 ** np.arange(9, dtype=np.int64)
+_ORPHAN13 = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
+
+
+def _knitted_rows() -> np.ndarray:
+    """``(6, 9) int64``: the tiles of the six knitted arrangements (147/258/369 over suits)."""
+    from itertools import permutations
+
+    rows = []
+    for perm in permutations(range(3)):
+        rows.append([9 * suit + start + 3 * j for suit, start in enumerate(perm) for j in range(3)])
+    return np.array(rows, dtype=np.int64)
+
+
+_KNITTED = _knitted_rows()
+
+
+def _bits(tiles) -> np.uint64:
+    out = 0
+    for t in tiles:
+        out |= 1 << int(t)
+    return np.uint64(out)
+
+
+_KNITTED_BITS = np.array([_bits(row) for row in _KNITTED], dtype=np.uint64)
+_HONOR_BITS = _bits(range(27, 34))
+_SIMPLES_BITS = _bits([t for t in range(27) if t % 9 not in (0, 8)])
+_ORPHANS_BITS = _bits(_ORPHAN13)
+
+
+def _build_suit_table() -> np.ndarray:
+    """``(5**9,) uint8`` indexed by a suit's base-5 key (rank r's count times ``5**r``): bit 0
+    where the suit splits into sets only, bit 1 where it splits into sets and one pair."""
+    from itertools import combinations_with_replacement
+
+    sets = []
+    for r in range(7):
+        v = np.zeros(9, dtype=np.int64)
+        v[r : r + 3] = 1
+        sets.append(v)
+    for r in range(9):
+        v = np.zeros(9, dtype=np.int64)
+        v[r] = 3
+        sets.append(v)
+    vecs = [np.zeros(9, dtype=np.int64)]
+    for k in range(1, 5):
+        for combo in combinations_with_replacement(range(len(sets)), k):
+            vecs.append(sum(sets[i] for i in combo))
+    v = np.array(vecs)
+    v = v[(v <= 4).all(axis=1)]
+    table = np.zeros(5**9, dtype=np.uint8)
+    table[v @ _POW5] |= 1
+    for r in range(9):
+        w = v.copy()
+        w[:, r] += 2
+        w = w[(w <= 4).all(axis=1)]
+        table[w @ _POW5] |= 2
+    return table
+
+
+SUIT_TABLE = _build_suit_table()
+"""``(5**9,) uint8`` suit-key completion table (see :func:`_build_suit_table`)."""
+
+# ----------------------------------------------------------------------------- shape tests
+
+
+@njit(cache=True, nogil=True)
+def _regular(h, suit_table):
+    """Sets and exactly one pair (any number of sets): ``h (34,)`` counts of 3k + 2 tiles."""
+    pairs = 0
+    for t in range(27, 34):
+        c = h[t]
+        if c == 1 or c == 4:
+            return False
+        if c == 2:
+            pairs += 1
+    for s in range(3):
+        key = 0
+        size = 0
+        for r in range(9):
+            c = h[9 * s + r]
+            key += c * _POW5[r]
+            size += c
+        m = size % 3
+        if m == 1:
+            return False
+        bits = suit_table[key]
+        if m == 0:
+            if bits & 1 == 0:
+                return False
+        else:
+            if bits & 2 == 0:
+                return False
+            pairs += 1
+    return pairs == 1
+
+
+@njit(cache=True, nogil=True)
+def is_complete(h, n_melds, suit_table):
+    """Whether concealed counts ``h (34,) int64`` (14 - 3 * n_melds tiles, the winning tile
+    included) complete the hand in some winning form (docs/rules.md §2; shape only). ``h`` is
+    restored before returning (the Knitted Straight test removes tiles temporarily)."""
+    if _regular(h, suit_table):
+        return True
+    if n_melds > 1:
+        return False
+    p1 = np.uint64(0)  # bit t: count >= 1
+    p2 = np.uint64(0)  # bit t: count >= 2
+    odd = np.uint64(0)  # bit t: count 1 or 3
+    one = np.uint64(1)
+    for t in range(34):
+        c = h[t]
+        if c:
+            bit = one << np.uint64(t)
+            p1 |= bit
+            if c >= 2:
+                p2 |= bit
+            if c & 1:
+                odd |= bit
+    if n_melds == 0:
+        if odd == 0:  # Seven Pairs (a count of 4 is two pairs)
+            return True
+        if (p1 & _SIMPLES_BITS) == 0 and (p1 & _ORPHANS_BITS) == _ORPHANS_BITS:
+            return True
+        if p2 == 0:
+            # Honors and Knitted Tiles: 14 distinct tiles within honors + one arrangement
+            for a in range(6):
+                if (p1 & ~(_KNITTED_BITS[a] | _HONOR_BITS)) == 0:
+                    return True
+    # Knitted Straight: one arrangement held whole, the rest sets and the pair
+    for a in range(6):
+        if (p1 & _KNITTED_BITS[a]) == _KNITTED_BITS[a]:
+            for j in range(9):
+                h[_KNITTED[a, j]] -= 1
+            ok = _regular(h, suit_table)
+            for j in range(9):
+                h[_KNITTED[a, j]] += 1
+            if ok:
+                return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def complete_rows(counts, n_melds, suit_table, out):
+    """:func:`is_complete` of every row: ``counts (N, 34)`` (14 - 3 * n_melds tiles),
+    ``n_melds (N,)`` -> ``out (N,) bool``."""
+    h = np.empty(34, dtype=np.int64)
+    for i in range(counts.shape[0]):
+        for x in range(34):
+            h[x] = counts[i, x]
+        out[i] = is_complete(h, n_melds[i], suit_table)
+
+
+# ----------------------------------------------------------------------------- walls and draws
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _update_left(g, botzone, tiles_left, wall_front, wall_back):
+    if botzone:
+        for k in range(4):
+            tiles_left[g, k] = wall_back[g, k] - wall_front[g, k]
+    else:
+        left = wall_back[g, 0] - wall_front[g, 0]
+        for k in range(4):
+            tiles_left[g, k] = left
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _draw(g, s, back, after, botzone, D):
+    """Seat ``s`` of game ``g`` draws (official layout: from the back for a replacement;
+    botzone: always from the front of the seat's own wall); flowers are set aside and replaced
+    from the back (a tile replacing a flower is an ordinary draw: ``after_kong``
+    False). Sets ACT. Returns False when no tile was left (the caller ends the hand)."""
+    (
+        flower_count,
+        flowers,
+        phase,
+        current_seat,
+        tile_in_play,
+        played_by,
+        after_kong,
+        tiles_left,
+        hand,
+        drawn_tile,
+        wall,
+        wall_front,
+        wall_back,
+    ) = D
+    seg = s if botzone else 0
+    if botzone:
+        # kong replacements come from the same end of the seat's own wall as its draws (the
+        # Botzone judge's order, docs/rules.md §2, §9)
+        back = False
+    if wall_back[g, seg] <= wall_front[g, seg]:
+        _update_left(g, botzone, tiles_left, wall_front, wall_back)
+        return False
+    if back:
+        wall_back[g, seg] -= 1
+        tile = wall[g, wall_back[g, seg]]
+    else:
+        tile = wall[g, wall_front[g, seg]]
+        wall_front[g, seg] += 1
+    if tile >= 34:
+        after = False
+    while tile >= 34:
+        flower_count[g, s] += 1
+        flowers[g, s, tile - 34] = True
+        if wall_back[g, seg] <= wall_front[g, seg]:
+            _update_left(g, botzone, tiles_left, wall_front, wall_back)
+            return False
+        wall_back[g, seg] -= 1
+        tile = wall[g, wall_back[g, seg]]
+    hand[g, s, tile] += 1
+    drawn_tile[g, s] = tile
+    phase[g] = _P_ACT
+    current_seat[g] = s
+    after_kong[g] = after
+    tile_in_play[g] = -1
+    played_by[g] = -1
+    _update_left(g, botzone, tiles_left, wall_front, wall_back)
+    return True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _claimer_discards(g, s, D):
+    """After a Pung or Chi claim seat ``s`` of game ``g`` is to discard (no tile in play, not
+    after a kong)."""
+    (_, _, phase, current_seat, tile_in_play, played_by, after_kong) = D[:7]
+    phase[g] = _P_DISCARD
+    current_seat[g] = s
+    tile_in_play[g] = -1
+    played_by[g] = -1
+    after_kong[g] = False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_meld(g, s, kind, tile, frm, claimed, M):
+    meld_kind, meld_tile, meld_from, meld_claimed, n = M
+    slot = n[g, s]
+    meld_kind[g, s, slot] = kind
+    meld_tile[g, s, slot] = tile
+    meld_from[g, s, slot] = frm
+    meld_claimed[g, s, slot] = claimed
+    n[g, s] += 1
+    return slot
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _event(ev, n_ev, g, reason, win, frm):
+    ev[n_ev, 0] = g
+    ev[n_ev, 1] = reason
+    ev[n_ev, 2] = win
+    ev[n_ev, 3] = frm
+    return n_ev + 1
+
+
+# ----------------------------------------------------------------------------- step
+
+
+@njit(cache=True, nogil=True)
+def step_kernel(
+    masks_only,
+    acts,
+    live,
+    raise_illegal,
+    ask_all,
+    botzone,
+    suit_table,
+    meld_kind,
+    meld_tile,
+    meld_from,
+    meld_claimed,
+    meld_added,
+    n_melds,
+    discards,
+    discard_claimed,
+    discard_order,
+    n_discards,
+    total_discards,
+    visible_count,
+    flower_count,
+    flowers,
+    phase,
+    current_seat,
+    tile_in_play,
+    played_by,
+    after_kong,
+    tiles_left,
+    dealer,
+    prevalent_wind,
+    hand_number,
+    player_at_seat,
+    match_scores,
+    winner,
+    win_from,
+    end_reason,
+    hand,
+    drawn_tile,
+    angang_tile,
+    wall,
+    wall_front,
+    wall_back,
+    to_act,
+    legal_mask,
+    rewards,
+    player_rewards,
+    hand_over,
+    illegal,
+    need,
+    hu_state,
+    cand,
+    ev,
+):
+    """One engine step over the batch, or (``masks_only``) the masks of the games in ``need``.
+
+    Step (``masks_only`` False): checks the acting seats' actions against their masks, zeroes
+    the step outputs, applies one decision per live game (discards, kongs, claims in seat
+    priority, draws and replacement draws with flower replacement) and builds the masks of the
+    games it moved. Masks: per game in ``need``, Hu candidates first (a complete hand not yet
+    scored is listed in ``cand`` and the game waits in ``need`` for the engine to score it,
+    ``hu_state`` 2 = legal win, 3 = not), then the legal masks and ``to_act``; a claim round or
+    robbing window nobody can answer is passed automatically (``claim_round="options"``,
+    docs/rules.md §10) and the next seat draws / the kong declarer replaces. The action and
+    mask code is written out in the one loop over games: calls with many array arguments per
+    game would cost more than the work.
+
+    Args:
+        masks_only: True: only the masks of ``need`` (``acts``, ``live``, ``raise_illegal``,
+            ``illegal`` and the step outputs are not read).
+        acts: ``(B, 4) int64`` action ids (only acting seats are read).
+        live: ``(B,) bool`` games advanced this step (not terminated, selected); the games of
+            penalized seats (``illegal_action="penalize"``) are left as they are.
+        raise_illegal: stop at an illegal action before changing anything.
+        ask_all: ``claim_round == "all"``: every other seat is asked in claim rounds and
+            robbing windows (Pass-only without an option).
+        botzone: the botzone wall layout (four 34-tile walls, docs/rules.md §9).
+        suit_table: :data:`SUIT_TABLE`.
+        meld_kind ... wall_back: the :class:`GameState` arrays (:data:`STATE_FIELDS` order).
+        to_act, legal_mask: the engine's ``(B, 4)`` / ``(B, 4, 235)`` outputs (rows of the
+            acting seats cleared, rows of the built games written).
+        rewards, player_rewards, hand_over: zeroed (all games) once the actions are checked.
+        illegal: ``(B, 4) bool`` out: acting seats whose action is not legal.
+        need: ``(B,) bool`` in/out: games whose masks are to be built (games waiting for
+            scores stay in it).
+        hu_state: ``(B, 4) int8`` per seat: 0 not asked, 1 complete and waiting for the scorer,
+            2 legal win, 3 no legal win (set by the engine); reset when the masks are built.
+        cand: ``(4B, 4) int64`` out: hands to score ``(game, seat, win tile, rob)``
+            (self-drawn when the game's phase is ACT).
+        ev: ``(B, 4) int64`` out: ended hands ``(game, EndReason, winner, from)``: Hu actions
+            and draws finding no tile.
+
+    Returns:
+        ``(status, events, candidates, illegal seats)``; status -1: an illegal action with
+        ``raise_illegal`` (nothing changed).
+    """
+    D = (
+        flower_count,
+        flowers,
+        phase,
+        current_seat,
+        tile_in_play,
+        played_by,
+        after_kong,
+        tiles_left,
+        hand,
+        drawn_tile,
+        wall,
+        wall_front,
+        wall_back,
+    )  # what _draw changes
+    M = (meld_kind, meld_tile, meld_from, meld_claimed, n_melds)  # what _add_meld changes
+    b = need.shape[0]
+    n_bad = 0
+    n_ev = 0
+    n_cand = 0
+    kd = np.zeros(4, dtype=np.int64)
+    comp = np.zeros(4, dtype=np.bool_)
+    h = np.empty(34, dtype=np.int64)
+    if not masks_only:
+        for g in range(b):
+            need[g] = False
+            for s in range(4):
+                bad = False
+                if live[g] and to_act[g, s]:
+                    a = acts[g, s]
+                    if a < 0 or a >= NUM_ACTIONS or not legal_mask[g, s, a]:
+                        bad = True
+                        n_bad += 1
+                illegal[g, s] = bad
+        if n_bad and raise_illegal:
+            return -1, 0, 0, n_bad
+        rewards[:] = 0
+        player_rewards[:] = 0
+        hand_over[:] = False
+    for g in range(b):
+        if not masks_only:
+            if not live[g]:
+                continue
+            while True:  # the action of game g (one pass; break = done)
+                acting = 0
+                penal = False
+                for s in range(4):
+                    if to_act[g, s]:
+                        acting |= 1 << s
+                        to_act[g, s] = False
+                        legal_mask[g, s, :] = False
+                    if illegal[g, s]:
+                        penal = True
+                if penal:
+                    break
+                ph = phase[g]
+                if ph == _P_ACT or ph == _P_DISCARD:
+                    c = current_seat[g]
+                    a = acts[g, c]
+                    kind = _KIND[a]
+                    t = _TILE[a]
+                    if kind == _A_PLAY:
+                        if hand[g, c, t] <= 0:
+                            raise RuntimeError("engine invariant: discarding a tile not in hand")
+                        hand[g, c, t] -= 1
+                        slot = n_discards[g, c]
+                        if slot >= DISCARD_CAPACITY:
+                            raise RuntimeError("discard capacity exceeded")
+                        discards[g, c, slot] = t
+                        discard_order[g, c, slot] = total_discards[g]
+                        n_discards[g, c] += 1
+                        total_discards[g] += 1
+                        visible_count[g, t] += 1
+                        tile_in_play[g] = t
+                        played_by[g] = c
+                        drawn_tile[g, c] = -1
+                        after_kong[g] = False
+                        phase[g] = _P_CLAIM
+                        need[g] = True
+                    elif kind == _A_HU:
+                        n_ev = _event(ev, n_ev, g, _E_SELF, c, -1)
+                    elif kind == _A_ANGANG:
+                        hand[g, c, t] -= 4
+                        slot = _add_meld(g, c, _M_ANGANG, -1, -1, -1, M)
+                        angang_tile[g, c, slot] = t
+                        drawn_tile[g, c] = -1
+                        if _draw(g, c, True, True, botzone, D):
+                            need[g] = True
+                        else:
+                            n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
+                    elif kind == _A_BUGANG:
+                        hand[g, c, t] -= 1
+                        for j in range(4):
+                            if meld_kind[g, c, j] == _M_PENG and meld_tile[g, c, j] == t:
+                                meld_kind[g, c, j] = _M_GANG
+                                meld_added[g, c, j] = True
+                                break
+                        visible_count[g, t] += 1
+                        drawn_tile[g, c] = -1
+                        tile_in_play[g] = t
+                        played_by[g] = c
+                        phase[g] = _P_ROB
+                        need[g] = True
+                    break
+                if ph != _P_CLAIM and ph != _P_ROB:
+                    break
+                d = np.int64(played_by[g])
+                t = np.int64(tile_in_play[g])
+                rob = ph == _P_ROB
+                for k in range(1, 4):
+                    s = (d + k) % 4
+                    kd[k] = _KIND[acts[g, s]] if acting & (1 << s) else _A_PASS
+                done = False
+                for k in range(1, 4):
+                    if kd[k] == _A_HU:
+                        s = (d + k) % 4
+                        n_ev = _event(ev, n_ev, g, _E_ROB if rob else _E_DISCARD, s, d)
+                        done = True
+                        break
+                if done:
+                    break
+                if rob:
+                    # nobody robbed the kong: it stands, the declarer takes a replacement
+                    if _draw(g, d, True, True, botzone, D):
+                        need[g] = True
+                    else:
+                        n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
+                    break
+                for k in range(1, 4):
+                    if kd[k] == _A_PENG or kd[k] == _A_GANG:
+                        s = (d + k) % 4
+                        discard_claimed[g, d, n_discards[g, d] - 1] = True
+                        if kd[k] == _A_GANG:
+                            hand[g, s, t] -= 3
+                            visible_count[g, t] += 3
+                            _add_meld(g, s, _M_GANG, t, d, t, M)
+                            if _draw(g, s, True, True, botzone, D):
+                                need[g] = True
+                            else:
+                                n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
+                        else:
+                            hand[g, s, t] -= 2
+                            visible_count[g, t] += 2
+                            _add_meld(g, s, _M_PENG, t, d, t, M)
+                            _claimer_discards(g, s, D)
+                            need[g] = True
+                        done = True
+                        break
+                if done:
+                    break
+                if kd[1] == _A_CHI:
+                    s = (d + 1) % 4
+                    mid = _TILE[acts[g, s]]
+                    discard_claimed[g, d, n_discards[g, d] - 1] = True
+                    for off in range(-1, 2):
+                        tile = mid + off
+                        if tile != t:
+                            hand[g, s, tile] -= 1
+                            visible_count[g, tile] += 1
+                    _add_meld(g, s, _M_CHI, mid, d, t, M)
+                    _claimer_discards(g, s, D)
+                    need[g] = True
+                    break
+                # everybody passed: the next seat draws
+                if _draw(g, (d + 1) % 4, False, False, botzone, D):
+                    need[g] = True
+                else:
+                    n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
+                break
+        if not need[g]:
+            continue
+        while need[g]:
+            ph = phase[g]
+            if ph == _P_CLAIM or ph == _P_ROB:
+                d = np.int64(played_by[g])
+                t = np.int64(tile_in_play[g])
+                rob = ph == _P_ROB
+                waiting = False
+                for k in range(1, 4):
+                    s = (d + k) % 4
+                    for x in range(34):
+                        h[x] = hand[g, s, x]
+                    h[t] += 1
+                    comp[k] = is_complete(h, n_melds[g, s], suit_table)
+                    if comp[k] and hu_state[g, s] == 0:
+                        hu_state[g, s] = 1
+                        cand[n_cand, 0] = g
+                        cand[n_cand, 1] = s
+                        cand[n_cand, 2] = t
+                        cand[n_cand, 3] = rob
+                        n_cand += 1
+                        waiting = True
+                if waiting:
+                    break
+                asked = False
+                nxt_left = tiles_left[g, (d + 1) % 4]
+                for k in range(1, 4):
+                    s = (d + k) % 4
+                    hu_ok = comp[k] and hu_state[g, s] == 2
+                    opt = hu_ok
+                    # the last discard (no tile after the discarder) may only be won; a seat
+                    # that can Hu may claim instead (docs/rules.md §2)
+                    if not rob and nxt_left > 0:
+                        cnt = hand[g, s, t]
+                        if cnt >= 2:
+                            legal_mask[g, s, PENG_OFFSET + t] = True
+                            opt = True
+                            if cnt == 3 and tiles_left[g, s] > 0:
+                                legal_mask[g, s, GANG_OFFSET + t] = True
+                        if k == 1 and t < 27:
+                            r0 = t % 9
+                            base = CHI_OFFSET + 21 * (t // 9)
+                            if r0 <= 6 and hand[g, s, t + 1] > 0 and hand[g, s, t + 2] > 0:
+                                legal_mask[g, s, base + 3 * r0] = True
+                                opt = True
+                            if 1 <= r0 <= 7 and hand[g, s, t - 1] > 0 and hand[g, s, t + 1] > 0:
+                                legal_mask[g, s, base + 3 * r0 - 2] = True
+                                opt = True
+                            if r0 >= 2 and hand[g, s, t - 2] > 0 and hand[g, s, t - 1] > 0:
+                                legal_mask[g, s, base + 3 * r0 - 4] = True
+                                opt = True
+                    if opt or ask_all:
+                        asked = True
+                        to_act[g, s] = True
+                        legal_mask[g, s, PASS] = True
+                        legal_mask[g, s, HU] = hu_ok
+                for s in range(4):
+                    hu_state[g, s] = 0
+                if asked:
+                    need[g] = False
+                    break
+                # nobody can answer: the next seat draws, or the kong declarer replaces
+                if rob:
+                    ok = _draw(g, d, True, True, botzone, D)
+                else:
+                    ok = _draw(g, (d + 1) % 4, False, False, botzone, D)
+                if not ok:
+                    n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
+                    need[g] = False
+                continue
+            if ph == _P_ACT or ph == _P_DISCARD:
+                c = current_seat[g]
+                act = ph == _P_ACT
+                hu_ok = False
+                if act:
+                    for x in range(34):
+                        h[x] = hand[g, c, x]
+                    if is_complete(h, n_melds[g, c], suit_table):
+                        if hu_state[g, c] == 0:
+                            hu_state[g, c] = 1
+                            cand[n_cand, 0] = g
+                            cand[n_cand, 1] = c
+                            cand[n_cand, 2] = drawn_tile[g, c]
+                            cand[n_cand, 3] = 0
+                            n_cand += 1
+                            break
+                        hu_ok = hu_state[g, c] == 2
+                kong_ok = act and tiles_left[g, c] > 0
+                if botzone and tiles_left[g, (c + 1) % 4] <= 0:
+                    kong_ok = False  # the judge also needs a tile in the next seat's wall (§9)
+                for x in range(34):
+                    cnt = hand[g, c, x]
+                    if cnt > 0:
+                        legal_mask[g, c, PLAY_OFFSET + x] = True
+                        if kong_ok:
+                            if cnt == 4:
+                                legal_mask[g, c, ANGANG_OFFSET + x] = True
+                            for j in range(n_melds[g, c]):
+                                if meld_kind[g, c, j] == _M_PENG and meld_tile[g, c, j] == x:
+                                    legal_mask[g, c, BUGANG_OFFSET + x] = True
+                legal_mask[g, c, HU] = hu_ok
+                to_act[g, c] = True
+                for s in range(4):
+                    hu_state[g, s] = 0
+            need[g] = False
+    return 0, n_ev, n_cand, n_bad
+
+
+# ----------------------------------------------------------------------------- masks
+
+
+# ----------------------------------------------------------------------------- deal
+
+
+@njit(cache=True, nogil=True)
+def deal_kernel(games, walls, hand_numbers, dealers, winds, players, botzone, S, need, ev):
+    """Start hand ``hand_numbers[i]`` of game ``games[i]`` with wall ``walls[i]`` (docs/rules.md
+    §2, §4): clears the per-hand fields, sets dealer/wind/players, deals 13 tiles per seat
+    (official: blocks of 13 from the front, the dealer first, then flower replacement from the
+    back in deal order, each seat until clean; botzone: each seat's first 13 wall tiles) and
+    the dealer draws. Marks the games in ``need``; returns the number of ``ev`` rows (a deal
+    finding no tile, impossible with full walls)."""
+    (
+        meld_kind,
+        meld_tile,
+        meld_from,
+        meld_claimed,
+        meld_added,
+        n_melds,
+        discards,
+        discard_claimed,
+        discard_order,
+        n_discards,
+        total_discards,
+        visible_count,
+        flower_count,
+        flowers,
+        phase,
+        current_seat,
+        tile_in_play,
+        played_by,
+        after_kong,
+        tiles_left,
+        dealer,
+        prevalent_wind,
+        hand_number,
+        player_at_seat,
+        match_scores,
+        winner,
+        win_from,
+        end_reason,
+        hand,
+        drawn_tile,
+        angang_tile,
+        wall,
+        wall_front,
+        wall_back,
+    ) = S
+    D = (
+        flower_count,
+        flowers,
+        phase,
+        current_seat,
+        tile_in_play,
+        played_by,
+        after_kong,
+        tiles_left,
+        hand,
+        drawn_tile,
+        wall,
+        wall_front,
+        wall_back,
+    )  # what _draw changes
+    n_ev = 0
+    length = walls.shape[1]
+    for i in range(games.shape[0]):
+        g = games[i]
+        dl = dealers[i]
+        dealer[g] = dl
+        prevalent_wind[g] = winds[i]
+        for s in range(4):
+            player_at_seat[g, s] = players[i, s]
+        hand_number[g] = hand_numbers[i]
+        meld_kind[g] = 0
+        meld_tile[g] = -1
+        meld_from[g] = -1
+        meld_claimed[g] = -1
+        meld_added[g] = False
+        n_melds[g] = 0
+        discards[g] = -1
+        discard_claimed[g] = False
+        discard_order[g] = -1
+        n_discards[g] = 0
+        total_discards[g] = 0
+        visible_count[g] = 0
+        flower_count[g] = 0
+        flowers[g] = False
+        tile_in_play[g] = -1
+        played_by[g] = -1
+        after_kong[g] = False
+        winner[g] = -1
+        win_from[g] = -1
+        end_reason[g] = 0
+        hand[g] = 0
+        drawn_tile[g] = -1
+        angang_tile[g] = -1
+        wall[g] = -1
+        wall_front[g] = 0
+        wall_back[g] = 0
+        for j in range(length):
+            wall[g, j] = walls[i, j]
+        if botzone:
+            for s in range(4):
+                base = BOTZONE_SEGMENT * s
+                for j in range(13):
+                    hand[g, s, wall[g, base + j]] += 1
+                wall_front[g, s] = base + 13
+                wall_back[g, s] = base + BOTZONE_SEGMENT
+        else:
+            wall_front[g, 0] = 52
+            back = 144
+            for blk in range(4):
+                s = (dl + blk) % 4
+                for j in range(13):
+                    tile = wall[g, 13 * blk + j]
+                    if tile >= 34:
+                        flower_count[g, s] += 1
+                        flowers[g, s, tile - 34] = True
+                    else:
+                        hand[g, s, tile] += 1
+            for blk in range(4):
+                s = (dl + blk) % 4
+                missing = 13
+                for x in range(34):
+                    missing -= hand[g, s, x]
+                while missing > 0:
+                    back -= 1
+                    tile = wall[g, back]
+                    if tile >= 34:
+                        flower_count[g, s] += 1
+                        flowers[g, s, tile - 34] = True
+                    else:
+                        hand[g, s, tile] += 1
+                        missing -= 1
+            wall_back[g, 0] = back
+        phase[g] = _P_ACT
+        current_seat[g] = dl
+        _update_left(g, botzone, tiles_left, wall_front, wall_back)
+        if _draw(g, dl, False, False, botzone, D):
+            need[g] = True
+        else:
+            n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
+    return n_ev
