@@ -68,14 +68,14 @@ import numpy as np
 
 from mcr_env.engine import external
 from mcr_env.engine.actions import (
-    NUM_ACTIONS,
     ActionKind,
 )
 from mcr_env.engine.config import RulesConfig
 from mcr_env.engine.kernels import (
-    STATE_FIELDS,
     SUIT_TABLE,
     deal_kernel,
+    output_buffers,
+    output_views,
     step_kernel,
 )
 from mcr_env.engine.state import (
@@ -288,39 +288,31 @@ class MCREngine:
         (self._score_win, self._settle_batch, self._penalty) = _scoring()
         b = self.batch_size
         self.state = GameState.empty(b)
-        self.to_act = np.zeros((b, 4), dtype=bool)
-        self.legal_mask = np.zeros((b, 4, NUM_ACTIONS), dtype=bool)
-        self.rewards = np.zeros((b, 4), dtype=np.int32)
-        self.player_rewards = np.zeros((b, 4), dtype=np.int32)
+        # kernel buffers (mcr_env.engine.kernels): the state's three buffers (its fields are
+        # views of them) and the output buffers, whose views are the engine's outputs; a
+        # kernel call passes these six arrays, not one per field
+        self._bufs = self.state.packed_buffers()
+        self._obufs = output_buffers(b)
+        (
+            self.to_act,  # (B, 4) bool
+            self.legal_mask,  # (B, 4, 235) bool
+            self.hand_over,  # (B,) bool
+            self._illegal,  # (B, 4) bool acting seats with an illegal action
+            self._need,  # (B,) bool games whose masks are to be built
+            self._hu_state,  # (B, 4) int8 1 to score, 2 legal win, 3 not
+            self.rewards,  # (B, 4) int32
+            self.player_rewards,  # (B, 4) int32
+            self._cand,  # (4B, 4) int64 hands to score
+            self._ev,  # (B, 4) int64 ended hands (game, reason, winner, from)
+        ) = output_views(*self._obufs)
+        # complete hands decided by the compiled 8-point bound (legal, not legal) or left to
+        # the exact scorer (hu_decisions): the last three entries of the int64 output buffer
+        self._hu_stats = self._obufs[2][-3:]
         self.terminated = np.ones(b, dtype=bool)
-        self.hand_over = np.zeros(b, dtype=bool)
         self.table_points = np.zeros((b, 4), dtype=np.float32)
         self.last_hand_result: list[HandResult | None] = [None] * b
-        # kernel buffers (mcr_env.engine.kernels): the state tuple, per-step flags and outputs
-        self._S = tuple(getattr(self.state, name) for name in STATE_FIELDS)
         self._raise = config.illegal_action == "raise"
-        self._illegal = np.zeros((b, 4), dtype=bool)  # acting seats with an illegal action
-        self._need = np.zeros(b, dtype=bool)  # games whose masks are to be built
-        self._hu_state = np.zeros((b, 4), dtype=np.int8)  # 1 to score, 2 legal win, 3 not
-        self._cand = np.zeros((4 * b, 4), dtype=np.int64)  # hands to score
-        self._ev = np.zeros((b, 4), dtype=np.int64)  # ended hands (game, reason, winner, from)
         self._no_acts = np.zeros((b, 4), dtype=np.int64)  # the actions of a masks-only pass
-        # complete hands decided by the compiled 8-point bound (legal, not legal) or left to
-        # the exact scorer (hu_decisions)
-        self._hu_stats = np.zeros(3, dtype=np.int64)
-        self._outs = (
-            self.to_act,
-            self.legal_mask,
-            self.rewards,
-            self.player_rewards,
-            self.hand_over,
-            self._illegal,
-            self._need,
-            self._hu_state,
-            self._cand,
-            self._ev,
-            self._hu_stats,
-        )
         # root seed of each game (walls derive from it, the game index and the episode counter);
         # set per game so that a partial reset with a seed never reseeds the other games
         self._root_seeds = np.zeros(b, dtype=np.uint64)
@@ -383,25 +375,27 @@ class MCREngine:
         """
         b = self.batch_size
         if games is None:
-            sel = np.ones(b, dtype=bool)
+            sel = None
+            g = np.arange(b)
         else:
             sel = np.asarray(games)
             if sel.dtype != bool or sel.shape != (b,):
                 raise ValueError(f"games must be a (B,) = ({b},) bool array, got {sel.dtype}")
+            g = np.flatnonzero(sel)
+        # (index arrays rather than boolean masks below: a partial reset touches few games)
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
                 raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
             if not self._seeded:
                 self._root_seeds[:] = np.uint64(int(seed) % (1 << 64))
-            self._root_seeds[sel] = np.uint64(int(seed) % (1 << 64))
+            self._root_seeds[g] = np.uint64(int(seed) % (1 << 64))
             self._seeded = True
-            self._episode[sel] = 0
+            self._episode[g] = 0
         else:
             if not self._seeded:
                 self._root_seeds[:] = np.uint64(np.random.SeedSequence().entropy % (1 << 63))
                 self._seeded = True
-            self._episode[sel] += 1
-        g = np.nonzero(sel)[0]
+            self._episode[g] += 1
         winds = external.prevalent_winds(self, prevalent_wind, g)
         if self._match:
             if self._match_walls is None:
@@ -424,16 +418,20 @@ class MCREngine:
                 arr2 = check_walls(arr, self.config.wall_layout)
                 explicit = self._rows_for(arr2, g, "walls")
         self._started = True
-        self.rewards[sel] = 0
-        self.player_rewards[sel] = 0
-        self.hand_over[sel] = False
-        self.terminated[sel] = False
-        self.table_points[sel] = 0
-        self.state.match_scores[sel] = 0
-        for i in g:
+        self.rewards[g] = 0
+        self.player_rewards[g] = 0
+        self.hand_over[g] = False
+        self.terminated[g] = False
+        self.table_points[g] = 0
+        self.state.match_scores[g] = 0
+        for i in g.tolist():
             self.last_hand_result[i] = None
         # Hu scorings cached for the previous hands of the reset games are stale
-        self._hu = {k: v for k, v in self._hu.items() if not sel[k[0]]}
+        if self._hu:
+            if sel is None:
+                self._hu = {}
+            else:
+                self._hu = {k: v for k, v in self._hu.items() if not sel[k[0]]}
         self.legal_mask[g] = False
         self.to_act[g] = False
         self._hu_state[g] = 0
@@ -504,9 +502,8 @@ class MCREngine:
             winds,
             np.ascontiguousarray(players),
             self._botzone,
-            self._S,
-            self._need,
-            self._ev,
+            *self._bufs,
+            *self._obufs,
         )
         if n_ev:  # impossible with 144/136 tiles, kept for safety
             self._end_exhaustive(self._ev[:n_ev, 0].copy())
@@ -553,8 +550,8 @@ class MCREngine:
             self._ask_all,
             self._botzone,
             SUIT_TABLE,
-            *self._S,
-            *self._outs,
+            *self._bufs,
+            *self._obufs,
         )
         if status < 0:
             gi, si = (int(x[0]) for x in np.nonzero(self._illegal))
@@ -656,8 +653,8 @@ class MCREngine:
                 self._ask_all,
                 self._botzone,
                 SUIT_TABLE,
-                *self._S,
-                *self._outs,
+                *self._bufs,
+                *self._obufs,
             )
             if n_ev:
                 ev = self._ev[:n_ev].copy()
