@@ -129,7 +129,7 @@ def _act_opponents(env, obs, rows, agent, pol_idx) -> np.ndarray:
     from mcr_env.encoding.seat_view import SeatView
 
     games, seats = obs["games"][rows], obs["seats"][rows]
-    masks = obs["action_mask"][games, seats]
+    masks = obs["action_mask"][games, seats].view(np.bool_)  # the env's int8 0/1, as bool
     o = obs["observation"][rows][:, pol_idx] if agent.needs_obs else None
     view = SeatView.from_state(env.engine.state, games, seats) if agent.needs_view else None
     return np.asarray(agent.act(o, masks, view), dtype=np.int64)
@@ -187,7 +187,7 @@ def rollout(
     terminated = np.zeros(b, dtype=bool)
     while not bool(terminated.all()):
         games, seats = obs["games"], obs["seats"]
-        masks = obs["action_mask"][games, seats]
+        masks = obs["action_mask"][games, seats].view(np.bool_)  # the env's int8 0/1, as bool
         actions = np.zeros((b, 4), dtype=np.int64)
         is_learner = learner[games, seats]
         for k, agent in enumerate(opponents):

@@ -309,7 +309,7 @@ def collect_rollout(
     while not bool(terminated.all()):
         games, seats = obs["games"], obs["seats"]
         actions = np.zeros((b, 4), dtype=np.int64)
-        masks = obs["action_mask"][games, seats]
+        masks = obs["action_mask"][games, seats].view(np.bool_)  # int8 0/1 -> bool, no copy
         free = masks.sum(axis=1) > 1
         n_dec += len(games)
         forced = ~free

@@ -214,14 +214,14 @@ def bench_env(
         raise ValueError("--policy greedy reads the engine's hands: use it with --workers 0")
     st = None if workers else env.engine.state
     for _ in range(20):
-        obs, *_ = env.step(act(obs["action_mask"], obs["to_act"], st))
+        obs, *_ = env.step(act(obs["action_mask"].view(bool), obs["to_act"], st))
     hands = decisions = steps = 0
     w0 = env.worker_cpu_seconds() if workers else []
     t0 = time.perf_counter()
     c0 = time.process_time()
     while True:
         decisions += int(obs["to_act"].sum())
-        obs, _, _, _, info = env.step(act(obs["action_mask"], obs["to_act"], st))
+        obs, _, _, _, info = env.step(act(obs["action_mask"].view(bool), obs["to_act"], st))
         steps += 1
         hands += int(info["hand_over"].sum())
         if steps % 16 == 0 and time.perf_counter() - t0 >= seconds:
