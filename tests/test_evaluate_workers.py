@@ -49,3 +49,10 @@ def test_help_lists_workers(capsys):
     with pytest.raises(SystemExit):
         _evaluate().main(["--help"])
     assert "--workers WORKERS" in capsys.readouterr().out
+
+
+def test_workers_with_an_outside_bot_is_a_usage_error(capsys):
+    """Outside bot processes (``cmd:``) cannot be copied into worker processes."""
+    argv = ["--agent", "rule", "--opponent", "cmd:python -c pass", "--workers", "2"]
+    assert _evaluate().main(argv) == 2
+    assert "--workers needs agents without outside processes (cmd:)" in capsys.readouterr().err
