@@ -122,14 +122,14 @@ def _acting_rows(mask, acting, rows):
 def _pick(mask, rows, n, out):
     """``out`` (flat) at ``rows[0, i]``: the ``rows[1, i]``-th (0-based, ascending) legal id of
     that row (``i < n``)."""
-    flat = mask.reshape((-1, mask.shape[-1]))
+    flat = mask.reshape((-1, mask.shape[-1])).view(np.uint8)
     o = out.reshape(-1)
     for i in range(n):
         r = rows[0, i]
         k = rows[1, i]
-        for a in range(flat.shape[1]):
-            if flat[r, a]:
-                if k == 0:
-                    o[r] = a
-                    break
-                k -= 1
+        row = flat[r]
+        for a in range(row.shape[0]):
+            k -= row[a]  # (no branch on the mask bytes: the loop stops past the k-th id)
+            if k < 0:
+                o[r] = a
+                break

@@ -94,6 +94,10 @@ def _field_layout() -> tuple[dict, tuple[int, ...]]:
 
 
 FIELD_LAYOUT, BUFFER_SIZES = _field_layout()
+_FIRST_OF_GROUP = tuple(
+    next(name for name, (g, off, _s, _d) in FIELD_LAYOUT.items() if g == group and off == 0)
+    for group in range(len(BUFFER_DTYPES))
+)
 """``FIELD_LAYOUT[name] = (buffer, offset, per-game shape, dtype)``: field ``name`` of a state
 of B games is ``buffer[B * offset : B * (offset + prod(shape))]`` viewed as ``(B, *shape)``;
 ``BUFFER_SIZES``: elements per game of each buffer (the buffers hold B times that). Fields are
@@ -266,21 +270,22 @@ class GameState:
                 view = view.view(np.bool_)
             view[...] = f.metadata["sentinel"]
             kwargs[f.name] = view
-        state = cls(**kwargs)
-        state._buffers = bufs
-        return state
-
-    def __getstate__(self) -> dict:
-        """Pickle the fields only (an unpickled state owns plain arrays)."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return cls(**kwargs)
 
     def packed_buffers(self) -> tuple[np.ndarray, ...] | None:
         """The three buffers (:data:`BUFFER_DTYPES`) every field of a state made by
         :meth:`empty` or :meth:`copy` is a view of (the engine's kernels take these), or None
         when the fields are arrays of their own (a state built from arrays)."""
-        bufs = getattr(self, "_buffers", None)
-        if bufs is None:
-            return None
+        b = self.batch_size
+        bufs = []
+        for group, dtype in enumerate(BUFFER_DTYPES):
+            # the buffer is the array the group's first field is a view of
+            root = getattr(self, _FIRST_OF_GROUP[group])
+            while isinstance(root.base, np.ndarray):
+                root = root.base
+            if root.dtype != dtype or root.ndim != 1 or root.size != b * BUFFER_SIZES[group]:
+                return None
+            bufs.append(root)
         b = self.batch_size
         for f in dataclasses.fields(self):
             group, offset, _shape, dtype = FIELD_LAYOUT[f.name]
@@ -289,7 +294,7 @@ class GameState:
             start += b * offset * np.dtype(BUFFER_DTYPES[group]).itemsize
             if arr.__array_interface__["data"][0] != start or not arr.flags.c_contiguous:
                 return None
-        return bufs
+        return tuple(bufs)
 
     @property
     def batch_size(self) -> int:
