@@ -24,8 +24,9 @@ from mcr_env.envs.common import (
     make_opponent,
     policy_label,
     policy_needs_obs,
+    random_opponent_actions,
 )
-from mcr_env.rewards import make_reward
+from mcr_env.rewards import ScaledReward, SettlementReward, WinLossReward, make_reward
 
 ILLEGAL_MODES = ("penalize", "raise")
 MAX_DEAL_RETRIES = 64
@@ -137,6 +138,12 @@ class _LearnerTables:
         self.player = np.zeros(n, dtype=np.int64)  # (B,) learner's player (= seat in hand 1)
         self.hand_ended = np.zeros(n, dtype=bool)  # (B,) a hand ended in the last advance()
         self.rng = np.random.default_rng()
+        self._rows = np.arange(n)  # (B,) table indices
+        self._acts = np.zeros((n, 4), dtype=np.int64)  # (B, 4) actions of the next engine step
+        # three RandomPolicy opponents: compiled actions, legal by construction (no blame pass)
+        self._random_opponents = all(type(p) is RandomPolicy for p in self.opponents)
+        # rewards that are a function of the settlement alone, zero when no hand ends
+        self._pure_reward = type(self.reward_fn) in (SettlementReward, ScaledReward, WinLossReward)
 
     def seed_rng(self, rng: np.random.Generator) -> None:
         self.rng = rng
@@ -158,7 +165,8 @@ class _LearnerTables:
         self.learner[rows] = np.argmax(pas == self.player[rows, None], axis=1)
 
     def learner_to_act(self) -> np.ndarray:
-        return self.engine.to_act[np.arange(self.n), self.learner]
+        """``(B,) bool``: the learner's seat is asked now."""
+        return self.engine.to_act[self._rows, self.learner]
 
     def opponent_actions(self, active: np.ndarray) -> np.ndarray:
         """``(B, 4)`` actions of the acting opponent seats of ``active`` tables.
@@ -220,34 +228,48 @@ class _LearnerTables:
         paid and not counted in a match (``table_points``).
         """
         eng = self.engine
+        rows = self._rows
         total = np.zeros(self.n, dtype=np.float32)
         self.settlement = np.zeros((self.n, 4), dtype=np.int32)
         first = learner_actions is not None
         active = active & ~eng.terminated
         self.hand_ended[:] = False
         while active.any():
-            acts = self.opponent_actions(active)
-            self.blame_opponent(acts, active)
+            if self._random_opponents:
+                acts = random_opponent_actions(
+                    eng.to_act, eng.legal_mask, self.learner, active, self.opponents, self._acts
+                )
+            else:
+                acts = self.opponent_actions(active)
+                self.blame_opponent(acts, active)
             if first:
-                acts[np.arange(self.n), self.learner] = learner_actions
+                acts[rows, self.learner] = learner_actions
                 first = False
             eng.step(acts, games=active)
-            settle = eng.rewards.copy()
             over = eng.hand_over.copy()
+            ended = over.any()
+            settle = eng.rewards.copy() if ended else None
             self.hand_ended |= over
-            if learner_actions is None:  # void hands of the deal: not seen by the reward
+            if learner_actions is None and ended:  # void hands of the deal: not seen by reward
                 settle[over] = 0
                 over[:] = False
-            self.settlement += settle
+            if ended:
+                self.settlement += settle
             seat = self.learner.copy()  # the learner's seat in the hand that just ended
-            dealt = np.nonzero(eng.hand_over & ~eng.terminated)[0]
-            if self.match and dealt.size:  # match: the next hand is dealt, seats rotate
-                self.follow_player(dealt)
-            emit = np.zeros((self.n, 4), dtype=bool)
-            emit[np.arange(self.n), seat] = active & (eng.terminated | over | self.learner_to_act())
-            r = self.reward_fn(settle, over, eng, emit)
-            total += np.where(active, r[np.arange(self.n), seat], 0.0)
-            active = active & ~eng.terminated & ~self.learner_to_act()
+            if self.match and ended:  # match: the next hand is dealt, seats rotate
+                dealt = np.nonzero(eng.hand_over & ~eng.terminated)[0]
+                if dealt.size:
+                    self.follow_player(dealt)
+            learner_asked = self.learner_to_act()
+            if ended or not self._pure_reward:
+                if settle is None:
+                    settle = np.zeros((self.n, 4), dtype=np.int32)
+                emit = np.zeros((self.n, 4), dtype=bool)
+                emit[rows, seat] = active & (eng.terminated | over | learner_asked)
+                r = self.reward_fn(settle, over, eng, emit)
+                total += np.where(active, r[rows, seat], 0.0)
+            # else: a settlement-only reward is 0 at a step where no hand ended
+            active = active & ~eng.terminated & ~learner_asked
         return total
 
     def start(self, rows: np.ndarray, seed, walls, new_match: bool) -> np.ndarray:
