@@ -113,6 +113,34 @@ def _policy(name: str, rng):
     raise ValueError(f"unknown policy {name!r}; valid: uniform, greedy")
 
 
+WARMUP_HANDS_PER_TABLE = 2
+"""Hands every table plays on average before the timing starts (see :func:`warm_up`)."""
+
+
+def warm_up(one_step, batch: int, seconds: float) -> dict:
+    """Play ``one_step() -> hands ended`` until ``WARMUP_HANDS_PER_TABLE * batch`` hands have
+    ended (at least 20 steps; at most ``max(3 * seconds, 5)`` s of wall clock).
+
+    All tables are dealt at once, so for the first hand length (about 80 steps with
+    ``claim_round="options"``) no hand ends and then many end together: a window that starts
+    right after the deal counts the decisions of that first stretch but few hands (at B=4096
+    on a loaded machine the window held ~1 hand per 967 decisions instead of ~107). After
+    two hands per table the hand ends are spread over the steps and ``hands_per_s`` and
+    ``decisions_per_hand`` are those of steady play.
+
+    Returns:
+        ``{"warmup_steps", "warmup_hands", "warmup_steady"}`` (steady: the hand target was
+        reached within the time bound).
+    """
+    target = WARMUP_HANDS_PER_TABLE * batch
+    limit = time.perf_counter() + max(3.0 * seconds, 5.0)
+    steps = hands = 0
+    while steps < 20 or (hands < target and time.perf_counter() < limit):
+        hands += one_step()
+        steps += 1
+    return {"warmup_steps": steps, "warmup_hands": hands, "warmup_steady": hands >= target}
+
+
 def _rates(hands: int, decisions: int, t0: float, c0: float) -> dict:
     """Timing keys of a bench row, measured from ``t0`` (``time.perf_counter``) and ``c0``
     (``time.process_time``) to now: ``seconds``, ``hands_per_s``, ``decisions_per_s`` (wall
@@ -150,11 +178,15 @@ def bench_engine(
     eng.reset(seed=seed)
     rng = np.random.default_rng(seed)
     act = _policy(policy, rng)
-    # warm-up (table builds, first allocations)
-    for _ in range(20):
+
+    def one_step() -> int:
         eng.step(act(eng.legal_mask, eng.to_act, eng.state))
+        ended = int(eng.hand_over.sum())
         if eng.terminated.any():
             eng.reset(games=eng.terminated.copy())
+        return ended
+
+    warm = warm_up(one_step, batch, seconds)
     hands = decisions = steps = 0
     t0 = time.perf_counter()
     c0 = time.process_time()
@@ -176,6 +208,7 @@ def bench_engine(
         "decisions": decisions,
         "decisions_per_hand": round(decisions / max(hands, 1), 2),
         "steps": steps,
+        **warm,
         **_rates(hands, decisions, t0, c0),
     }
 
@@ -213,8 +246,13 @@ def bench_env(
     if policy == "greedy" and workers:
         raise ValueError("--policy greedy reads the engine's hands: use it with --workers 0")
     st = None if workers else env.engine.state
-    for _ in range(20):
-        obs, *_ = env.step(act(obs["action_mask"], obs["to_act"], st))
+
+    def one_step() -> int:
+        nonlocal obs
+        obs, _, _, _, info = env.step(act(obs["action_mask"], obs["to_act"], st))
+        return int(info["hand_over"].sum())
+
+    warm = warm_up(one_step, batch, seconds)
     hands = decisions = steps = 0
     w0 = env.worker_cpu_seconds() if workers else []
     t0 = time.perf_counter()
@@ -255,6 +293,7 @@ def bench_env(
         "decisions_per_hand": round(decisions / max(hands, 1), 2),
         "observations": decisions,
         "steps": steps,
+        **warm,
         **rates,
     }
 
