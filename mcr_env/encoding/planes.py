@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from mcr_env.encoding import kernels as _k
-from mcr_env.encoding.base import NUM_TILE_KINDS, EncodeContext, Encoder, Piece, register_encoder
+from mcr_env.encoding.base import EncodeContext, Encoder, Piece, register_encoder
 from mcr_env.engine.state import EndReason, MeldKind, Phase
 
 _T = 34
@@ -561,16 +561,6 @@ class _PlanesEncoder(Encoder):
             )
         else:
             self._rest(st, games, seats, out, _C)
-
-    def encode_rows(self, state, games: np.ndarray, seats: np.ndarray, out=None) -> np.ndarray:
-        """:meth:`encode` without the argument checks, for callers (the envs) whose ``games``
-        and ``seats`` ``(N,) intp`` are valid by construction: ``(N, C, 34) float32`` (written
-        into ``out`` if given, ``(N, C, 34) float32`` C-contiguous)."""
-        if out is None:
-            out = np.empty((games.shape[0], self.num_channels, NUM_TILE_KINDS), dtype=np.float32)
-        if games.shape[0]:
-            self._fill_rows(state, games, seats, out)
-        return out
 
 
 _PLANES_PIECES = _planes_pieces()

@@ -42,6 +42,7 @@ import numpy as np
 from mcr_env.encoding import get_encoder
 from mcr_env.engine.config import CLAIM_ROUNDS, RulesConfig
 from mcr_env.engine.core import MCREngine
+from mcr_env.envs.common import encode_pairs
 from mcr_env.rewards import RewardFunction, make_reward
 
 AUTORESET_MODES = ("same_step", "next_step", "disabled")
@@ -153,11 +154,11 @@ class MCRBatchEnv:
             obs = np.zeros((b, 4, c, 34), dtype=np.float32)
             g, s = np.nonzero(eng.to_act)
             if g.size:
-                obs[g, s] = self.observe(g, s)
+                obs[g, s] = encode_pairs(self.encoder, eng.state, g, s)
             out["observation"] = obs
         elif self.observe_mode == "packed":
             g, s = np.nonzero(eng.to_act)
-            out["observation"] = self.observe(g, s)
+            out["observation"] = encode_pairs(self.encoder, eng.state, g, s)
             out["games"], out["seats"] = g, s
         return out
 
@@ -205,7 +206,8 @@ class MCRBatchEnv:
             if self.observe_mode != "none":
                 g = np.repeat(rows, 4)
                 s = np.tile(np.arange(4), len(rows))
-                info["final_obs"] = self.observe(g, s).reshape(len(rows), 4, *self.encoder.shape)
+                final = encode_pairs(self.encoder, eng.state, g, s)
+                info["final_obs"] = final.reshape(len(rows), 4, *self.encoder.shape)
             info["final_rows"] = rows
             self._reset_rows(terminated)
         elif self.autoreset_mode == "next_step":

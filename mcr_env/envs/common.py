@@ -51,6 +51,17 @@ class RandomPolicy:
         return random_legal_actions(mask, self.rng)
 
 
+def encode_pairs(encoder: Any, state, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """``encoder``'s observations ``(N, C, 34) float32`` of the (game, seat) pairs ``games``,
+    ``seats`` ``(N,) intp`` that the env built itself (valid by construction): without the
+    argument checks (:meth:`mcr_env.encoding.base.Encoder.encode_rows`) when the encoder has
+    that method, else through its ``encode``."""
+    rows = getattr(encoder, "encode_rows", None)
+    if rows is None:
+        return encoder.encode(state, games, seats)
+    return rows(state, games, seats)
+
+
 def random_opponent_actions(
     to_act: np.ndarray,
     legal_mask: np.ndarray,

@@ -21,6 +21,7 @@ from mcr_env.engine.state import Phase
 from mcr_env.envs.common import (
     RandomPolicy,
     call_policy,
+    encode_pairs,
     make_opponent,
     policy_label,
     policy_needs_obs,
@@ -205,7 +206,7 @@ class _LearnerTables:
             g, s = np.nonzero(who & (rel == k + 1))
             if g.size == 0:
                 continue
-            obs = self.encoder.encode(eng.state, g, s) if policy_needs_obs(pol) else None
+            obs = encode_pairs(self.encoder, eng.state, g, s) if policy_needs_obs(pol) else None
             try:
                 acts[g, s] = call_policy(pol, obs, eng.legal_mask[g, s], eng.state, g, s)
             except (TypeError, ValueError) as e:
@@ -358,7 +359,10 @@ class _LearnerTables:
         g = np.arange(self.n) if rows is None else rows
         s = self.learner[g]
         mask = self.engine.legal_mask[g, s].astype(np.int8)
-        return {"observation": self.encoder.encode(self.engine.state, g, s), "action_mask": mask}
+        return {
+            "observation": encode_pairs(self.encoder, self.engine.state, g, s),
+            "action_mask": mask,
+        }
 
 
 class MCREnv(gym.Env):
