@@ -42,10 +42,20 @@ import numpy as np
 from mcr_env.encoding import get_encoder
 from mcr_env.engine.config import CLAIM_ROUNDS, RulesConfig
 from mcr_env.engine.core import MCREngine
-from mcr_env.envs.common import encode_pairs
+from mcr_env.envs.common import ObservationBuffers, encode_pairs, settlement_only
 from mcr_env.rewards import RewardFunction, make_reward
 
 AUTORESET_MODES = ("same_step", "next_step", "disabled")
+MASK_DTYPE = np.int8
+"""dtype of the ``action_mask`` of every env API here (``MCRBatchEnv``, ``ShardedBatchEnv``,
+``MCR-v0`` and its vector env, the PettingZoo envs, the SB3 VecEnv's observations): 1 = legal,
+0 = not. Why int8: Gymnasium's ``Discrete.sample(mask=...)`` and ``MultiDiscrete.sample``
+require ``np.int8`` masks and PettingZoo's classic games (chess, go, connect four) return int8
+``action_mask`` observations, so the envs follow them, and the native batch envs use the same
+dtype so one policy reads every API. It has the bytes of the engine's bool ``legal_mask``, so
+``mask.view(bool)`` converts without a copy (never index with an int8 mask or negate it with
+``~``). The one bool exception is the ``action_masks()`` method of the Gymnasium and SB3 envs:
+sb3-contrib's convention (its ``MaskablePPO`` turns any mask into bool anyway)."""
 OBSERVE_MODES = ("all", "acting", "packed", "none")
 
 
@@ -104,7 +114,9 @@ class MCRBatchEnv:
 
     Observation dict returned by ``reset``/``step``:
         ``observation`` ``(B, 4, C, 34) float32`` (absent with ``observe="none"``),
-        ``action_mask`` ``(B, 4, 235) bool``, ``to_act`` ``(B, 4) bool``.
+        ``action_mask`` ``(B, 4, 235) int8`` (1 = legal; :data:`MASK_DTYPE`, as Gymnasium and
+        PettingZoo; ``mask.view(bool)`` is the bool mask without a copy), ``to_act``
+        ``(B, 4) bool``.
 
     ``step`` returns ``(obs, rewards (B, 4) float32, terminated (B,) bool, truncated (B,) bool
     (always False: hands always end), info)``; ``info["settlement"]`` is the raw settlement
@@ -133,9 +145,16 @@ class MCRBatchEnv:
         self.config = self.engine.config
         self.encoder = get_encoder(encoder) if isinstance(encoder, str) else encoder
         self.reward_fn = make_reward(reward, **(reward_kwargs or {}))
+        self._settlement_only = settlement_only(self.reward_fn)  # 0 at steps no hand ends
         self.autoreset_mode = autoreset_mode
         self.observe_mode = observe
         self._pending = np.zeros(self.num_tables, dtype=bool)  # next_step: reset at next step
+        # (B * 4,) games and seats of every pair, game-major (observe="all")
+        self._all_pairs = (
+            np.repeat(np.arange(self.num_tables), 4),
+            np.tile(np.arange(4), self.num_tables),
+        )
+        self._buffers = ObservationBuffers(self.encoder.shape)  # observations handed out
         self._started = False
 
     # ------------------------------------------------------------------ observations
@@ -146,10 +165,13 @@ class MCRBatchEnv:
 
     def _obs(self) -> dict[str, np.ndarray]:
         eng = self.engine
-        out = {"action_mask": eng.legal_mask.copy(), "to_act": eng.to_act.copy()}
+        # int8 0/1 like every env API of the package (MASK_DTYPE); same bytes as the bool mask
+        out = {"action_mask": eng.legal_mask.view(MASK_DTYPE).copy(), "to_act": eng.to_act.copy()}
         b, c = self.num_tables, self.encoder.num_channels
         if self.observe_mode == "all":
-            out["observation"] = self.observe().reshape(b, 4, c, 34)
+            g, s = self._all_pairs
+            obs = encode_pairs(self.encoder, eng.state, g, s, self._buffers)
+            out["observation"] = obs.reshape(b, 4, c, 34)
         elif self.observe_mode == "acting":
             obs = np.zeros((b, 4, c, 34), dtype=np.float32)
             g, s = np.nonzero(eng.to_act)
@@ -158,7 +180,7 @@ class MCRBatchEnv:
             out["observation"] = obs
         elif self.observe_mode == "packed":
             g, s = np.nonzero(eng.to_act)
-            out["observation"] = encode_pairs(self.encoder, eng.state, g, s)
+            out["observation"] = encode_pairs(self.encoder, eng.state, g, s, self._buffers)
             out["games"], out["seats"] = g, s
         return out
 
@@ -195,9 +217,12 @@ class MCRBatchEnv:
         settlement = eng.rewards.copy()
         hand_over = eng.hand_over.copy()
         terminated = eng.terminated.copy()
-        emit = np.repeat(~pending[:, None], 4, axis=1)  # (B, 4)
-        rewards = self.reward_fn(settlement, hand_over, eng, emit)
-        rewards = np.where(pending[:, None], np.float32(0.0), rewards).astype(np.float32)
+        if self._settlement_only and not hand_over.any():
+            rewards = np.zeros((self.num_tables, 4), dtype=np.float32)  # no hand ended: 0
+        else:
+            emit = np.repeat(~pending[:, None], 4, axis=1)  # (B, 4)
+            rewards = self.reward_fn(settlement, hand_over, eng, emit)
+            rewards = np.where(pending[:, None], np.float32(0.0), rewards).astype(np.float32)
         info: dict[str, Any] = {"settlement": settlement, "hand_over": hand_over}
         if self.config.match == "match":
             info["player_at_seat"] = eng.state.player_at_seat.copy()

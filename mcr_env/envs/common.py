@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -10,6 +11,7 @@ from numba import njit
 
 from mcr_env.encoding.seat_view import SeatView
 from mcr_env.engine.actions import NUM_ACTIONS
+from mcr_env.rewards import ScaledReward, SettlementReward, WinLossReward
 
 
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -51,15 +53,67 @@ class RandomPolicy:
         return random_legal_actions(mask, self.rng)
 
 
-def encode_pairs(encoder: Any, state, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+class ObservationBuffers:
+    """Reusable ``(n, C, 34) float32`` observation arrays for an env that returns new
+    observations at every step.
+
+    Large observations (B=4096 tables: about 42 MB a step) are above the sizes glibc keeps for
+    reuse, so a fresh array every step pays a page fault on every page. :meth:`take` hands out
+    a view of one of ``count`` buffers instead and reuses a buffer only when nothing outside
+    this object references it (``sys.getrefcount`` at its free value: no array, view, tensor
+    or memoryview of it is alive anywhere), so an observation the caller still holds is never
+    overwritten; when all are held it returns a fresh array.
+
+    Args:
+        tail: ``(C, 34)``, the shape of one row.
+        count: buffers kept (each grown to the largest ``n`` asked of it).
+    """
+
+    def __init__(self, tail: tuple[int, ...], count: int = 3):
+        self.tail = tuple(tail)
+        self._bufs: list[np.ndarray | None] = [None] * count
+        probe = [np.empty((0, *self.tail), dtype=np.float32)]
+        self._free = sys.getrefcount(probe[0])  # list slot + argument: nobody else
+
+    def take(self, n: int) -> np.ndarray:
+        """An ``(n, C, 34) float32`` array (content uninitialised) that nobody else holds."""
+        bufs = self._bufs
+        for i in range(len(bufs)):
+            if bufs[i] is not None and sys.getrefcount(bufs[i]) <= self._free:
+                if bufs[i].shape[0] < n:
+                    bufs[i] = np.empty((n, *self.tail), dtype=np.float32)
+                return bufs[i][:n]
+        for i in range(len(bufs)):
+            if bufs[i] is None:
+                bufs[i] = np.empty((n, *self.tail), dtype=np.float32)
+                return bufs[i][:n]
+        return np.empty((n, *self.tail), dtype=np.float32)
+
+
+def settlement_only(reward_fn: Any) -> bool:
+    """Whether ``reward_fn`` is one of the stateless rewards that are a function of the
+    settlement alone (:class:`mcr_env.rewards.SettlementReward`, ``ScaledReward``,
+    ``WinLossReward``; exact types, not subclasses): they are 0 at every engine step where no
+    hand ends, so the envs skip the call there."""
+    return type(reward_fn) in (SettlementReward, ScaledReward, WinLossReward)
+
+
+def encode_pairs(
+    encoder: Any,
+    state,
+    games: np.ndarray,
+    seats: np.ndarray,
+    buffers: ObservationBuffers | None = None,
+) -> np.ndarray:
     """``encoder``'s observations ``(N, C, 34) float32`` of the (game, seat) pairs ``games``,
     ``seats`` ``(N,) intp`` that the env built itself (valid by construction): without the
-    argument checks (:meth:`mcr_env.encoding.base.Encoder.encode_rows`) when the encoder has
-    that method, else through its ``encode``."""
+    argument checks (:meth:`mcr_env.encoding.base.Encoder.encode_rows`), written into an
+    array of ``buffers`` if given, when the encoder has that method; else through its
+    ``encode``."""
     rows = getattr(encoder, "encode_rows", None)
     if rows is None:
         return encoder.encode(state, games, seats)
-    return rows(state, games, seats)
+    return rows(state, games, seats, None if buffers is None else buffers.take(games.shape[0]))
 
 
 def random_opponent_actions(

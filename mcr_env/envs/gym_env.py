@@ -19,6 +19,7 @@ from mcr_env.engine.config import CLAIM_ROUNDS, RulesConfig
 from mcr_env.engine.core import MCREngine
 from mcr_env.engine.state import Phase
 from mcr_env.envs.common import (
+    ObservationBuffers,
     RandomPolicy,
     call_policy,
     encode_pairs,
@@ -26,8 +27,9 @@ from mcr_env.envs.common import (
     policy_label,
     policy_needs_obs,
     random_opponent_actions,
+    settlement_only,
 )
-from mcr_env.rewards import ScaledReward, SettlementReward, WinLossReward, make_reward
+from mcr_env.rewards import make_reward
 
 ILLEGAL_MODES = ("penalize", "raise")
 MAX_DEAL_RETRIES = 64
@@ -140,11 +142,12 @@ class _LearnerTables:
         self.hand_ended = np.zeros(n, dtype=bool)  # (B,) a hand ended in the last advance()
         self.rng = np.random.default_rng()
         self._rows = np.arange(n)  # (B,) table indices
+        # learner observations handed out (vector env; one table allocates less than it checks)
+        self._buffers = ObservationBuffers(self.encoder.shape) if n > 1 else None
         self._acts = np.zeros((n, 4), dtype=np.int64)  # (B, 4) actions of the next engine step
         # three RandomPolicy opponents: compiled actions, legal by construction (no blame pass)
         self._random_opponents = all(type(p) is RandomPolicy for p in self.opponents)
-        # rewards that are a function of the settlement alone, zero when no hand ends
-        self._pure_reward = type(self.reward_fn) in (SettlementReward, ScaledReward, WinLossReward)
+        self._pure_reward = settlement_only(self.reward_fn)  # 0 at steps where no hand ends
 
     def seed_rng(self, rng: np.random.Generator) -> None:
         self.rng = rng
@@ -360,7 +363,7 @@ class _LearnerTables:
         s = self.learner[g]
         mask = self.engine.legal_mask[g, s].astype(np.int8)
         return {
-            "observation": encode_pairs(self.encoder, self.engine.state, g, s),
+            "observation": encode_pairs(self.encoder, self.engine.state, g, s, self._buffers),
             "action_mask": mask,
         }
 
