@@ -117,9 +117,10 @@ WARMUP_HANDS_PER_TABLE = 2
 """Hands every table plays on average before the timing starts (see :func:`warm_up`)."""
 
 
-def warm_up(one_step, batch: int, seconds: float) -> dict:
+def warm_up(one_step, batch: int, seconds: float, max_seconds: float | None = None) -> dict:
     """Play ``one_step() -> hands ended`` until ``WARMUP_HANDS_PER_TABLE * batch`` hands have
-    ended (at least 20 steps; at most ``max(3 * seconds, 5)`` s of wall clock).
+    ended (at least 20 steps; at most ``max_seconds`` of wall clock, default
+    ``3 * seconds + 1``).
 
     All tables are dealt at once, so for the first hand length (about 80 steps with
     ``claim_round="options"``) no hand ends and then many end together: a window that starts
@@ -133,7 +134,9 @@ def warm_up(one_step, batch: int, seconds: float) -> dict:
         reached within the time bound).
     """
     target = WARMUP_HANDS_PER_TABLE * batch
-    limit = time.perf_counter() + max(3.0 * seconds, 5.0)
+    if max_seconds is None:
+        max_seconds = 3.0 * seconds + 1.0
+    limit = time.perf_counter() + max_seconds
     steps = hands = 0
     while steps < 20 or (hands < target and time.perf_counter() < limit):
         hands += one_step()
@@ -296,6 +299,68 @@ def bench_env(
         **warm,
         **rates,
     }
+
+
+ENCODE_IDS = ("planes-v0", "oracle-v0", "planes-v1")
+"""Encoders timed by the ``encode`` path, in this order."""
+
+
+def bench_encode(
+    batch: int,
+    seconds: float,
+    layout: str = "official",
+    seed: int = 0,
+    claim_round: str = "options",
+    policy: str = "uniform",
+) -> dict:
+    """The encoders alone: ``encoder.encode(state, games, seats)`` (the public call, with its
+    argument checks) of every acting seat along ``policy`` play on ``batch`` tables, for each
+    encoder of :data:`ENCODE_IDS`; only the encode calls are timed (process CPU time), about
+    ``seconds / 3`` each.
+
+    Returns:
+        dict with ``rows_per_cpu_s`` and ``us_per_call`` per encoder id and
+        ``rows_per_call`` (mean acting seats per step).
+    """
+    from mcr_env.encoding import get_encoder
+
+    eng = MCREngine(batch, RulesConfig(wall_layout=layout, claim_round=claim_round))
+    eng.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    act = _policy(policy, rng)
+
+    def one_step() -> int:
+        eng.step(act(eng.legal_mask, eng.to_act, eng.state))
+        ended = int(eng.hand_over.sum())
+        if eng.terminated.any():
+            eng.reset(games=eng.terminated.copy())
+        return ended
+
+    warm = warm_up(one_step, batch, seconds)
+    encoders = [get_encoder(e) for e in ENCODE_IDS]
+    for enc in encoders:  # first calls (numba cache loads) outside the timing
+        enc.encode(eng.state, np.zeros(1, dtype=np.intp), np.zeros(1, dtype=np.intp))
+    out: dict = {"batch": batch, "layout": layout, "claim_round": claim_round, "policy": policy}
+    rows = calls = 0
+    for enc in encoders:
+        cpu = 0.0
+        n = k = 0
+        t_end = time.perf_counter() + seconds / len(encoders)
+        while time.perf_counter() < t_end or k < 16:
+            g, s = np.nonzero(eng.to_act)
+            c0 = time.process_time()
+            enc.encode(eng.state, g, s)
+            cpu += time.process_time() - c0
+            n += g.size
+            k += 1
+            one_step()
+        out[f"{enc.id}_rows_per_cpu_s"] = round(n / max(cpu, 1e-9), 1)
+        out[f"{enc.id}_us_per_call"] = round(cpu / k * 1e6, 2)
+        rows += n
+        calls += k
+    out["rows_per_call"] = round(rows / calls, 1)
+    out.update(warm)
+    return out
 
 
 def bench_gym(
@@ -489,10 +554,12 @@ def main(argv: list[str] | None = None) -> None:
         "--paths",
         nargs="+",
         default=["engine", "env"],
-        choices=["engine", "env", "gym", "sb3"],
+        choices=["engine", "env", "gym", "sb3", "encode"],
         help="engine: MCREngine alone; env: MCRBatchEnv (observations, masks, rewards); gym: "
         "the Gymnasium MCR-v0 single-table env (learner steps, use with --batch 1); sb3: the "
-        "SB3 VecEnv MCRSB3VecEnv over --batch tables (learner steps, random opponents)",
+        "SB3 VecEnv MCRSB3VecEnv over --batch tables (learner steps, random opponents); encode: "
+        "the encoders alone (planes-v0, oracle-v0, planes-v1 rows per CPU-second of the "
+        "acting seats)",
     )
     ap.add_argument(
         "--workers",
@@ -505,7 +572,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeat", type=int, default=1, help="rounds of the interleaved --workers")
     args = ap.parse_args(argv)
     meta = _meta()
-    benches = {"engine": bench_engine, "env": bench_env, "gym": bench_gym, "sb3": bench_sb3}
+    benches = {
+        "engine": bench_engine,
+        "env": bench_env,
+        "gym": bench_gym,
+        "sb3": bench_sb3,
+        "encode": bench_encode,
+    }
     runs = [
         (p, pol, b, cr, None)
         for p in args.paths
