@@ -159,6 +159,24 @@ def _rates(hands: int, decisions: int, t0: float, c0: float) -> dict:
     }
 
 
+def _warm_engine(batch, seconds, layout, seed, claim_round, policy):
+    """An engine of ``batch`` games played by ``policy`` (finished games reset) up to steady
+    play (:func:`warm_up`): ``(engine, one_step, warm-up keys)``; ``one_step()`` plays one
+    more step and returns the hands it ended."""
+    eng = MCREngine(batch, RulesConfig(wall_layout=layout, claim_round=claim_round))
+    eng.reset(seed=seed)
+    act = _policy(policy, np.random.default_rng(seed))
+
+    def one_step() -> int:
+        eng.step(act(eng.legal_mask, eng.to_act, eng.state))
+        ended = int(eng.hand_over.sum())
+        if eng.terminated.any():
+            eng.reset(games=eng.terminated.copy())
+        return ended
+
+    return eng, one_step, warm_up(one_step, batch, seconds)
+
+
 def bench_engine(
     batch: int,
     seconds: float,
@@ -177,29 +195,14 @@ def bench_engine(
         ``decisions_per_s`` (wall clock) and ``cpu_seconds``, ``hands_per_cpu_s`` (process
         CPU time: the fair figure on a shared machine).
     """
-    eng = MCREngine(batch, RulesConfig(wall_layout=layout, claim_round=claim_round))
-    eng.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    act = _policy(policy, rng)
-
-    def one_step() -> int:
-        eng.step(act(eng.legal_mask, eng.to_act, eng.state))
-        ended = int(eng.hand_over.sum())
-        if eng.terminated.any():
-            eng.reset(games=eng.terminated.copy())
-        return ended
-
-    warm = warm_up(one_step, batch, seconds)
+    eng, one_step, warm = _warm_engine(batch, seconds, layout, seed, claim_round, policy)
     hands = decisions = steps = 0
     t0 = time.perf_counter()
     c0 = time.process_time()
     while True:
         decisions += int(eng.to_act.sum())
-        eng.step(act(eng.legal_mask, eng.to_act, eng.state))
+        hands += one_step()
         steps += 1
-        hands += int(eng.hand_over.sum())
-        if eng.terminated.any():
-            eng.reset(games=eng.terminated.copy())
         if steps % 16 == 0 and time.perf_counter() - t0 >= seconds:
             break
     return {
@@ -324,19 +327,7 @@ def bench_encode(
     """
     from mcr_env.encoding import get_encoder
 
-    eng = MCREngine(batch, RulesConfig(wall_layout=layout, claim_round=claim_round))
-    eng.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    act = _policy(policy, rng)
-
-    def one_step() -> int:
-        eng.step(act(eng.legal_mask, eng.to_act, eng.state))
-        ended = int(eng.hand_over.sum())
-        if eng.terminated.any():
-            eng.reset(games=eng.terminated.copy())
-        return ended
-
-    warm = warm_up(one_step, batch, seconds)
+    eng, one_step, warm = _warm_engine(batch, seconds, layout, seed, claim_round, policy)
     encoders = [get_encoder(e) for e in ENCODE_IDS]
     for enc in encoders:  # first calls (numba cache loads) outside the timing
         enc.encode(eng.state, np.zeros(1, dtype=np.intp), np.zeros(1, dtype=np.intp))
