@@ -136,7 +136,8 @@ def projection(rows: list[dict], cores: int, gpu_tflops: float) -> dict:
     rows_per_dec = float(np.median([r["policy_rows"] / r["decisions"] for r in use]))
     flops = use[0]["forward_flops_per_row"]
     cpu_bound = cores / (other * 1e-6)
-    gpu_bound = gpu_tflops * 1e12 / max(flops * rows_per_dec, 1e-9)
+    # no network (--channels 0): nothing for a GPU to do, the CPU side is the projection
+    gpu_bound = gpu_tflops * 1e12 / (flops * rows_per_dec) if flops else float("inf")
     return {
         "bench": "rollout_projection",
         "cores": cores,
@@ -150,7 +151,7 @@ def projection(rows: list[dict], cores: int, gpu_tflops: float) -> dict:
         "policy_rows_per_decision": round(rows_per_dec, 4),
         "forward_flops_per_row": flops,
         "cpu_bound_decisions_per_s": round(cpu_bound),
-        "gpu_bound_decisions_per_s": round(gpu_bound),
+        "gpu_bound_decisions_per_s": round(gpu_bound) if flops else None,
         "projected_decisions_per_s": round(min(cpu_bound, gpu_bound)),
         "projected_policy_rows_per_s": round(min(cpu_bound, gpu_bound) * rows_per_dec),
         "method": "min(cores / CPU-us per decision outside the forward, GPU FLOP/s / FLOPs per "
@@ -177,7 +178,8 @@ def bench(backend: str, args, net, inet, k: int) -> dict:
         rr = RayRollouts(
             args.batch,
             net,
-            {"encoder": kw["encoder"]},
+            # the id: an encoder object arriving through Ray's object store has read-only arrays
+            {"encoder": args.encoder},
             num_actors=k,
             address=args.ray_address,
             num_cpus=args.ray_cpus,

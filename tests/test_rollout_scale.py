@@ -240,4 +240,7 @@ def test_bench_rollout_script_prints_rows(capsys):
         p["cpu_bound_decisions_per_s"], p["gpu_bound_decisions_per_s"]
     )
     assert p["cpu_bound_decisions_per_s"] == round(16 / (p["other_cpu_us_per_decision"] * 1e-6))
+    # no network: no GPU side, the CPU side is the projection
+    assert proj[1]["gpu_bound_decisions_per_s"] is None
+    assert proj[1]["projected_decisions_per_s"] == proj[1]["cpu_bound_decisions_per_s"]
     assert rows[1]["encoder"] == "planes-v0+rule-v0" and rows[1]["inference"] == "fused"
