@@ -45,7 +45,6 @@ import signal
 import time
 import traceback
 import weakref
-from multiprocessing import connection
 from multiprocessing.shared_memory import SharedMemory
 from typing import Any
 
@@ -432,29 +431,22 @@ class ShardedBatchEnv:
 
     # ------------------------------------------------------------------ plumbing
     def _gather(self, workers, what: str) -> dict[int, Any]:
-        """Replies of ``workers`` (indices), watching for dead processes; re-raise errors."""
-        pending = {int(i) for i in workers}
+        """Replies of ``workers`` (indices), in order; a dead worker is noticed by the end of
+        its pipe (the parent holds only its own end, so a worker's exit closes the pipe and
+        ``recv`` raises EOFError); re-raise errors. A blocking ``recv`` per worker: waiting on
+        every pipe and process sentinel at once built a selector per call (about 0.1 ms of
+        parent CPU per step)."""
         replies: dict[int, Any] = {}
         errors: list[tuple[int, tuple]] = []
-        while pending:
-            waitables = []
-            for i in pending:
-                waitables += [self._conns[i], self._procs[i].sentinel]
-            ready = connection.wait(waitables)
-            for i in sorted(pending):
-                conn, proc = self._conns[i], self._procs[i]
-                if conn in ready or (proc.sentinel in ready and conn.poll()):
-                    try:
-                        status, payload = conn.recv()
-                    except (EOFError, OSError):
-                        self._died(i, what)
-                    pending.discard(i)
-                    if status == "ok":
-                        replies[i] = payload
-                    else:
-                        errors.append((i, payload))
-                elif proc.sentinel in ready:
-                    self._died(i, what)
+        for i in sorted({int(i) for i in workers}):
+            try:
+                status, payload = self._conns[i].recv()
+            except (EOFError, OSError):
+                self._died(i, what)
+            if status == "ok":
+                replies[i] = payload
+            else:
+                errors.append((i, payload))
         if errors:
             i, (name, msg, tb) = errors[0]
             lo, hi = self.shards[i]
