@@ -76,8 +76,12 @@ class NetworkConfig:
 
 @dataclass(frozen=True)
 class BCConfig:
-    """Behaviour cloning from hands played by four RuleBasedAgents."""
+    """Behaviour cloning from hands played by four copies of a teacher agent."""
 
+    teacher: str = "rule"
+    """the agent imitated, four copies of it playing each other: ``rule``
+    (RuleBasedAgent), ``rule-lookahead`` (LookaheadAgent, stronger), ``rule-defensive``,
+    ``random`` (:data:`baselines.agents.AGENT_SPECS`)."""
     hands: int = 2048
     """number of hands played to collect (observation, mask, action) samples."""
     batch_envs: int = 128

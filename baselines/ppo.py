@@ -71,7 +71,7 @@ __all__ = [
     "train_ppo",
 ]
 
-POOL_ENTRIES = ("self", "rule", "rule-defensive", "random", "past")
+POOL_ENTRIES = ("self", "rule", "rule-defensive", "rule-lookahead", "random", "past")
 """Valid entries of ``PPOConfig.pool``."""
 
 
@@ -91,7 +91,8 @@ def policy_channels(env_encoder_id: str, policy_encoder_id: str) -> np.ndarray:
     planes, oracle = get_encoder("planes-v0").num_channels, get_encoder("oracle-v0").num_channels
     if policy_encoder_id == "planes-v0" and env_encoder_id.startswith("oracle-v0"):
         return np.arange(planes)
-    if policy_encoder_id == "planes-v0+rule-v0" and env_encoder_id == "oracle-v0+rule-v0":
+    feats = policy_encoder_id.removeprefix("planes-v0+")
+    if feats in ("rule-v0", "look-v0") and env_encoder_id == f"oracle-v0+{feats}":
         extra = get_encoder(policy_encoder_id).num_channels - planes
         return np.concatenate([np.arange(planes), oracle + np.arange(extra)])
     raise ValueError(f"policy encoder {policy_encoder_id!r} is not part of {env_encoder_id!r}")
@@ -420,8 +421,10 @@ def ppo_update(
 
 
 def _make_opponent(entry: str, seed: int):
-    from baselines.agents import RandomAgent, RuleBasedAgent
+    from baselines.agents import LookaheadAgent, RandomAgent, RuleBasedAgent
 
+    if entry == "rule-lookahead":
+        return LookaheadAgent(name="pool-rule-lookahead")
     if entry == "rule":
         return RuleBasedAgent(name="pool-rule")
     if entry == "rule-defensive":

@@ -133,5 +133,9 @@ def test_trainer_config_selects_the_reward_and_oracle_critic(tmp_path):
         *range(75),
         *range(98, 107),
     ]
+    assert policy_channels("oracle-v0+look-v0", "planes-v0+look-v0").tolist() == [
+        *range(75),
+        *range(98, 108),
+    ]
     with pytest.raises(ValueError, match="unknown reward|valid"):
         train_ppo(_tiny_net(75), cfg, EnvConfig(reward="no-such-reward"), seed=5, progress=False)
