@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from baselines.hand_plans import rule_decisions, tables
+from baselines.hand_plans import rule_decisions, tables, view_arrays
 from mcr_env.engine.actions import ACTION_KIND, ACTION_TILE, CHI_CLAIMED_TILE, NUM_ACTIONS
 from mcr_env.eval.seat_view import SeatView
 
@@ -166,10 +166,7 @@ class RuleBasedAgent(Agent):
             return np.zeros(0, dtype=np.int64)
         gc, gn, hon = tables()
         return rule_decisions(
-            np.ascontiguousarray(view.hand, dtype=np.int8),
-            np.ascontiguousarray(view.meld_kind, dtype=np.int8),
-            np.ascontiguousarray(view.meld_tile, dtype=np.int8),
-            np.ascontiguousarray(view.visible, dtype=np.int8),
+            *view_arrays(view),
             np.ascontiguousarray(mask),
             self.claim_margin,
             self.sharpness,
@@ -236,10 +233,7 @@ class LookaheadAgent(Agent):
             return np.zeros(0, dtype=np.int64)
         gc, gn, hon = tables()
         return lookahead_decisions(
-            np.ascontiguousarray(view.hand, dtype=np.int8),
-            np.ascontiguousarray(view.meld_kind, dtype=np.int8),
-            np.ascontiguousarray(view.meld_tile, dtype=np.int8),
-            np.ascontiguousarray(view.visible, dtype=np.int8),
+            *view_arrays(view),
             np.ascontiguousarray(mask),
             self.claim_margin,
             self.sharpness,

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from baselines.hand_plans import NUM_FEATURES, rule_features, tables
+from baselines.hand_plans import NUM_FEATURES, rule_features, tables, view_arrays
 from mcr_env.encoding import get_encoder, register_encoder
 from mcr_env.encoding.seat_view import SeatView
 
@@ -77,10 +77,7 @@ class RuleFeatureEncoder:
     def _features(self, view: SeatView, tile_in_play: np.ndarray) -> np.ndarray:
         gc, gn, hon = tables()
         return rule_features(
-            np.ascontiguousarray(view.hand, dtype=np.int8),
-            np.ascontiguousarray(view.meld_kind, dtype=np.int8),
-            np.ascontiguousarray(view.meld_tile, dtype=np.int8),
-            np.ascontiguousarray(view.visible, dtype=np.int8),
+            *view_arrays(view),
             tile_in_play,
             self.claim_margin,
             self.sharpness,
@@ -129,10 +126,7 @@ class LookaheadFeatureEncoder(RuleFeatureEncoder):
 
         gc, gn, hon = tables()
         return lookahead_features(
-            np.ascontiguousarray(view.hand, dtype=np.int8),
-            np.ascontiguousarray(view.meld_kind, dtype=np.int8),
-            np.ascontiguousarray(view.meld_tile, dtype=np.int8),
-            np.ascontiguousarray(view.visible, dtype=np.int8),
+            *view_arrays(view),
             tile_in_play,
             self.claim_margin,
             self.sharpness,

@@ -4,6 +4,7 @@ claims and kongs as the rule agent's, and the ``planes-v0+look-v0`` features."""
 
 import numpy as np
 import pytest
+from test_rule_agent import _view
 
 import baselines.features  # noqa: F401  (registers planes-v0+look-v0)
 from baselines import hand_plans as hp
@@ -97,17 +98,6 @@ def test_discards_equal_the_reference_and_claims_equal_the_rule_agent():
             assert mine == theirs  # same claim rule at the same margin
     assert own > 300 and claims > 60 and kongs > 0
     assert differ > 0  # the look-ahead does change discards
-
-
-def _view(counts, visible):
-    return SeatView(
-        hand=np.asarray(counts, np.int8)[None],
-        meld_kind=np.zeros((1, 4), np.int8),
-        meld_tile=np.full((1, 4), -1, np.int8),
-        visible=np.asarray(visible, np.int8)[None],
-        seat_wind=np.zeros(1, np.int8),
-        prevalent_wind=np.zeros(1, np.int8),
-    )
 
 
 def _tiles(*ids):
