@@ -27,7 +27,7 @@ import baselines.features  # noqa: F401  (registers planes-v0+rule-v0)
 from baselines.agents import RuleBasedAgent
 from baselines.config import BCConfig, EnvConfig
 from baselines.network import PolicyValueNet
-from mcr_env.engine.actions import ANGANG_OFFSET, CHI_OFFSET, HU, PLAY_OFFSET
+from mcr_env.engine.actions import ANGANG_OFFSET, CHI_OFFSET, HU, NUM_ACTIONS, PLAY_OFFSET
 
 KINDS = ("discard", "claim", "kong", "hu")
 """Decision kinds: own-turn discard (no kong option), claim round (Chi/Peng/Gang or Pass),
@@ -134,6 +134,60 @@ def collect_demonstrations(
         kind=decision_kinds(mask),
         hands=hands,
         win_rate=wins / hands,
+    )
+
+
+def load_demonstrations(path, num_channels: int | None = None) -> Demonstrations:
+    """Demonstrations from a dataset file instead of rule-based self-play, e.g. the decisions of
+    all four seats of Botzone match logs (``scripts/botzone_logs.py replay ... --bc``).
+
+    The ``.npz`` holds ``obs (N, C, 34)``, ``mask (N, 235) bool``, ``action (N,) int``, ``ret
+    (N,)`` (the seat's settlement points) and ``match (N,) int`` (which hand each decision
+    belongs to: :func:`train_bc` holds out whole hands). Rows with a single legal action are
+    dropped, as :func:`collect_demonstrations` does; ``win_rate`` is the fraction of hands in
+    which some seat ended with positive points.
+
+    Args:
+        path: the ``.npz`` file.
+        num_channels: the C the network expects (``None``: not checked).
+
+    Raises:
+        FileNotFoundError: no such file.
+        ValueError: a missing array, inconsistent lengths, an action outside its mask, or C
+            different from ``num_channels``.
+    """
+    with np.load(path) as z:
+        missing = [k for k in ("obs", "mask", "action", "ret", "match") if k not in z]
+        if missing:
+            raise ValueError(f"{path}: missing arrays {missing}")
+        obs, mask = z["obs"].astype(np.float16), z["mask"].astype(bool)
+        action, ret = z["action"].astype(np.int64), z["ret"].astype(np.float32)
+        match = z["match"].astype(np.int64)
+    n = len(action)
+    if not (len(obs) == len(mask) == len(ret) == len(match) == n):
+        raise ValueError(f"{path}: obs, mask, action, ret and match differ in length")
+    if obs.ndim != 3 or obs.shape[2] != 34 or mask.shape[1:] != (NUM_ACTIONS,):
+        raise ValueError(f"{path}: obs must be (N, C, 34) and mask (N, 235), got {obs.shape}")
+    if num_channels is not None and obs.shape[1] != num_channels:
+        raise ValueError(
+            f"{path}: observations have {obs.shape[1]} channels, the network reads "
+            f"{num_channels} (bc.data needs env.encoder of the dataset, e.g. planes-v0)"
+        )
+    if n and not mask[np.arange(n), np.clip(action, 0, NUM_ACTIONS - 1)].all():
+        raise ValueError(f"{path}: an action is outside its legal mask")
+    _, hand = np.unique(match, return_inverse=True)
+    hands = int(hand.max()) + 1 if n else 0
+    won = int(np.unique(hand[ret > 0]).size)
+    keep = mask.sum(axis=1) > 1
+    return Demonstrations(
+        obs=obs[keep],
+        mask=mask[keep],
+        action=action[keep],
+        ret=ret[keep],
+        hand=hand[keep].astype(np.int64),
+        kind=decision_kinds(mask[keep]),
+        hands=hands,
+        win_rate=won / hands if hands else 0.0,
     )
 
 

@@ -96,6 +96,11 @@ class BCConfig:
     """Adam learning rate."""
     weight_decay: float = 1e-5
     """Adam weight decay."""
+    data: str = ""
+    """path of a behaviour-cloning dataset (``.npz`` of obs, mask, action, ret, match, e.g. the
+    decisions of Botzone match logs: ``scripts/botzone_logs.py replay ... --bc``) to train on
+    instead of playing ``hands`` hands; its observations must be ``env.encoder``'s; empty =
+    play them."""
 
 
 @dataclass(frozen=True)

@@ -169,7 +169,7 @@ def plot_curve(curve: list[dict], path: str | Path) -> Path:
 def validate(cfg: RunConfig) -> None:
     """Check what :func:`run` would otherwise find wrong only after creating the run directory
     (the encoder id, the engine rules, the evaluation opponents and seat permutations, the
-    selection and report wall blocks).
+    selection and report wall blocks, the ``bc.data`` file).
 
     Raises:
         ValueError / TypeError: the first bad value, naming its config key.
@@ -199,6 +199,8 @@ def validate(cfg: RunConfig) -> None:
                 raise ValueError(
                     f"config {key}: unknown {what} {name!r}; valid: {', '.join(AGENT_SPECS)}"
                 )
+    if cfg.bc.data and not Path(cfg.bc.data).is_file():
+        raise ValueError(f"config bc.data: no such file {cfg.bc.data!r}")
     if cfg.eval.selection_block == cfg.eval.report_block:
         raise ValueError(
             "config eval.selection_block and eval.report_block must differ (selection and "
@@ -216,7 +218,7 @@ def run(cfg: RunConfig, progress: bool = True) -> dict:
     from torch.utils.tensorboard import SummaryWriter
 
     import baselines.features  # noqa: F401  (registers planes-v0+rule-v0)
-    from baselines.bc import collect_demonstrations, train_bc
+    from baselines.bc import collect_demonstrations, load_demonstrations, train_bc
     from baselines.ppo import train_ppo
     from baselines.rollout import resolve_device
     from mcr_env.encoding import get_encoder
@@ -264,28 +266,34 @@ def run(cfg: RunConfig, progress: bool = True) -> dict:
         print(f"curve [{stage}] at {row['train_seconds']:.0f} s: {txt}")
         (run_dir / "curve.json").write_text(json.dumps(json_safe(curve), indent=2, allow_nan=False))
 
-    if cfg.bc.hands > 0:
+    if cfg.bc.hands > 0 or cfg.bc.data:
         t0 = time.time()
-        from baselines.agents import make_agent
+        if cfg.bc.data:  # a dataset file, e.g. Botzone match logs (scripts/botzone_logs.py)
+            demos = load_demonstrations(cfg.bc.data, encoder.num_channels)
+        else:
+            from baselines.agents import make_agent
 
-        demos = collect_demonstrations(
-            cfg.bc.hands,
-            cfg.bc.batch_envs,
-            cfg.seed,
-            cfg.env,
-            progress=progress,
-            teacher=make_agent(cfg.bc.teacher, seed=cfg.seed),
-        )
+            demos = collect_demonstrations(
+                cfg.bc.hands,
+                cfg.bc.batch_envs,
+                cfg.seed,
+                cfg.env,
+                progress=progress,
+                teacher=make_agent(cfg.bc.teacher, seed=cfg.seed),
+            )
         meta["bc_data"] = {
             "hands": demos.hands,
             "samples": int(len(demos.action)),
-            "teacher": cfg.bc.teacher,
+            "teacher": None if cfg.bc.data else cfg.bc.teacher,
             "teacher_selfplay_win_rate": demos.win_rate,
             "seconds": time.time() - t0,
         }
+        source = cfg.bc.data or f"{cfg.bc.teacher} self-play"
+        if cfg.bc.data:
+            meta["bc_data"]["source"] = cfg.bc.data
         print(
             f"BC data: {len(demos.action)} decisions from {demos.hands} hands "
-            f"({cfg.bc.teacher} self-play: {demos.win_rate:.1%} of hands won) "
+            f"({source}: {demos.win_rate:.1%} of hands won) "
             f"in {meta['bc_data']['seconds']:.0f} s"
         )
         meta["bc"] = train_bc(

@@ -5,16 +5,18 @@ Usage::
     python scripts/evaluate.py --agent runs/<run>/final.pt --opponent random --walls 500
     python scripts/evaluate.py --agent rule --opponent random --walls 2000 --out runs/eval-rule
 
-Agents: ``random``, ``rule``, ``rule-defensive`` or a checkpoint path (``*.pt``), resolved by
-:mod:`mcr_env.eval.registry`. Each wall is replayed under every seat permutation
-(``--permutations rotations`` = 4, ``all`` = 24); ``--wall-offset`` selects the block of walls
-(keep selection and final-report blocks apart). Prints a table (per agent: mean points and
-mean placement points per hand with 95% CIs, win, deal-in, self-draw and exhaustive-draw
-rates, mean points of wins), the agent-minus-opponent difference in points and placement with
-95% CIs over the walls, and the agent's per-seat results; writes ``eval.csv``, ``eval.json``
-and ``eval.png`` into ``--out``. Bad
-input (unknown agent, missing checkpoint, ``--walls 0``) prints one ``evaluate.py: error: ...``
-line and exits with status 2.
+Agents: ``random``, ``rule``, ``rule-defensive``, a checkpoint path (``*.pt``), resolved by
+:mod:`mcr_env.eval.registry`, or ``cmd:<command>``, an outside Botzone bot process
+(``--opponent "cmd:python path/to/bot.py"``; :mod:`mcr_env.botzone.process`: then the judge's
+rules are played, botzone layout and profile with its -30/+10 penalty, at most ``--cmd-batch``
+games at once, and the bots' incidents and answer times are printed). Each wall is replayed
+under every seat permutation (``--permutations rotations`` = 4, ``all`` = 24); ``--wall-offset``
+selects the block of walls (keep selection and final-report blocks apart). Prints a table (per
+agent: mean points and mean placement points per hand with 95% CIs, win, deal-in, self-draw and
+exhaustive-draw rates, mean points of wins), the agent-minus-opponent difference in points and
+placement with 95% CIs over the walls, and the agent's per-seat results; writes ``eval.csv``,
+``eval.json`` and ``eval.png`` into ``--out``. Bad input (unknown agent, missing checkpoint,
+``--walls 0``) prints one ``evaluate.py: error: ...`` line and exits with status 2.
 """
 
 from __future__ import annotations
@@ -68,27 +70,53 @@ def run(argv: list[str] | None = None):
     p.add_argument("--out", default="runs/eval", help="output directory")
     p.add_argument("--threads", type=int, default=2, help="torch threads")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument(
+        "--cmd-io",
+        default="json",
+        choices=["json", "simple"],
+        help="interaction style of cmd: bots",
+    )
+    p.add_argument("--cmd-timeout", type=float, default=5.0, help="seconds per cmd: bot answer")
+    p.add_argument(
+        "--cmd-batch",
+        type=int,
+        default=16,
+        help="games at once with cmd: bots (one process per bot seat)",
+    )
     args = p.parse_args(argv)
     require_positive(walls=args.walls, batch_size=args.batch_size, threads=args.threads)
     torch.set_num_threads(args.threads)
-    agent = load_agent(args.agent, args.seed, "--agent")
-    opp = load_agent(args.opponent, args.seed + 1, "--opponent")
+    cmd = dict(io=args.cmd_io, timeout=args.cmd_timeout)
+    agent = load_agent(args.agent, args.seed, "--agent", cmd)
+    opp = load_agent(args.opponent, args.seed + 1, "--opponent", cmd)
     if agent.name == opp.name:
         opp.name = f"{opp.name}-opponent"
     encoders = {getattr(a, "encoder", "planes-v0") for a in (agent, opp) if a.needs_obs}
     if len(encoders) > 1:
         raise UsageError(f"--agent and --opponent read different observations: {sorted(encoders)}")
-    res = duplicate_evaluate(
-        [agent, opp, opp, opp],
-        args.walls,
-        permutations=args.permutations,
-        seed=args.seed,
-        wall_offset=args.wall_offset,
-        batch_size=args.batch_size,
-        rules=RulesConfig(wall_layout=args.wall_layout),
-        encoder=encoders.pop() if encoders else "planes-v0",
-        progress=not args.no_progress,
-    )
+    procs = [a for a in (agent, opp) if hasattr(a, "incidents")]
+    rules = RulesConfig(wall_layout=args.wall_layout)
+    batch = args.batch_size
+    if procs:  # outside Botzone bots play the judge's rules
+        rules = RulesConfig(
+            wall_layout="botzone", scoring_profile="botzone", illegal_action="penalize"
+        )
+        batch = min(batch, args.cmd_batch)
+    try:
+        res = duplicate_evaluate(
+            [agent, opp, opp, opp],
+            args.walls,
+            permutations=args.permutations,
+            seed=args.seed,
+            wall_offset=args.wall_offset,
+            batch_size=batch,
+            rules=rules,
+            encoder=encoders.pop() if encoders else "planes-v0",
+            progress=not args.no_progress,
+        )
+    finally:
+        for a in procs:
+            a.close()
     meta = {"args": vars(args), "git_commit": git_commit()}
     diffs = [difference(res, agent.name, opp.name, m) for m in ("points", "placement")]
     paths = write_results([res], args.out, meta=meta, differences=diffs)
@@ -104,6 +132,14 @@ def run(argv: list[str] | None = None):
             f"{row['mean_points']:+.3f} points, {row['mean_placement']:.3f} placement"
         )
     print(f"results: {paths['csv']}, {paths['json']}, plot: {paths['png']}")
+    for a in procs:
+        ms = [1e3 * x for x in a.seconds] or [float("nan")]
+        print(
+            f"{a.name}: incidents: {len(a.incidents)}, processes: {a.starts}, "
+            f"answer ms mean {sum(ms) / len(ms):.2f} max {max(ms):.1f}"
+        )
+        for inc in a.incidents[:10]:
+            print(f"  game {inc.game} seat {inc.seat}: {inc.kind}: {inc.detail}")
     return res
 
 

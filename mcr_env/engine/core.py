@@ -63,6 +63,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mcr_env.engine import external
 from mcr_env.engine.actions import (
     NUM_ACTIONS,
     ActionKind,
@@ -334,7 +335,7 @@ class MCREngine:
         return self.state.current_seat
 
     # ------------------------------------------------------------------ reset
-    def reset(self, seed: int | None = None, walls=None, games=None) -> None:
+    def reset(self, seed: int | None = None, walls=None, games=None, prevalent_wind=None) -> None:
         """Deal new games.
 
         Args:
@@ -352,9 +353,14 @@ class MCREngine:
                 untouched: state, masks, ``to_act``, and the outputs of the last step
                 (``rewards``, ``player_rewards``, ``hand_over``, ``terminated``,
                 ``table_points``, ``last_hand_result``) keep their values.
+            prevalent_wind: single-hand mode only: the prevalent wind (0 = East .. 3 = North)
+                of the dealt hands, an int or ``(N,)`` ints (N = B or the number of reset
+                games); ``None`` = East. The Botzone judge deals single hands with any
+                prevalent wind (its ``quan``, docs/rules.md §9).
 
         Raises:
-            TypeError/ValueError: bad seed, walls or games (the message says which).
+            TypeError/ValueError: bad seed, walls, games or prevalent_wind (the message says
+                which; prevalent_wind in match mode is a ValueError).
         """
         b = self.batch_size
         if games is None:
@@ -377,6 +383,7 @@ class MCREngine:
                 self._seeded = True
             self._episode[sel] += 1
         g = np.nonzero(sel)[0]
+        winds = external.prevalent_winds(self, prevalent_wind, g)
         if self._match:
             if self._match_walls is None:
                 self._match_walls = np.full((b, HANDS_PER_MATCH, self._wall_len), -1, np.int8)
@@ -411,7 +418,7 @@ class MCREngine:
         self.legal_mask[g] = False
         self.to_act[g] = False
         self._hu_state[g] = 0
-        self._deal(g, np.zeros(len(g), dtype=np.int64), explicit)
+        self._deal(g, np.zeros(len(g), dtype=np.int64), explicit, winds)
         self._build_masks()
 
     def _rows_for(self, arr: np.ndarray, g: np.ndarray, what: str) -> np.ndarray:
@@ -425,10 +432,16 @@ class MCREngine:
         )
 
     # ------------------------------------------------------------------ deal
-    # ------------------------------------------------------------------ deal
-    def _deal(self, g: np.ndarray, hand_numbers: np.ndarray, walls: np.ndarray | None) -> None:
+    def _deal(
+        self,
+        g: np.ndarray,
+        hand_numbers: np.ndarray,
+        walls: np.ndarray | None,
+        winds: np.ndarray | None = None,
+    ) -> None:
         """Start hand ``hand_numbers`` of games ``g`` (walls given or seeded) and deal
-        (:func:`mcr_env.engine.kernels.deal_kernel`); the games then need masks."""
+        (:func:`mcr_env.engine.kernels.deal_kernel`); the games then need masks. ``winds``:
+        ``(n,) int64`` prevalent winds of single hands (None = East)."""
         n = len(g)
         if n == 0:
             return
@@ -462,7 +475,7 @@ class MCREngine:
             players = _MATCH_PLAYERS[hand_numbers]
         else:
             dealers = np.zeros(n, dtype=np.int64)
-            winds = dealers
+            winds = dealers if winds is None else winds
             players = np.broadcast_to(np.arange(4, dtype=np.int64), (n, 4))
         n_ev = deal_kernel(
             np.asarray(g, dtype=np.int64),
@@ -549,6 +562,55 @@ class MCREngine:
             self._score_candidates(self._cand[:n_cand].tolist())
         self._build_masks()
 
+    # ------------------------------------------------------------------ outside states
+    def load_state(self, state: GameState, copy: bool = True) -> None:
+        """Continue from ``state`` (a :class:`GameState` with this engine's batch size): the
+        legal masks and ``to_act`` are rebuilt from scratch, exactly as after the step that
+        led to that state (``rewards``, ``player_rewards`` and ``hand_over`` read zero; games
+        in ``Phase.OVER`` are terminated).
+
+        Meant for states rebuilt from outside, e.g. by the Botzone bot (:mod:`mcr_env.botzone`)
+        from one seat's requests: there the other seats' private fields and the wall are at
+        their sentinels and ``tiles_left`` is taken as given (it is not recomputed from the
+        wall pointers), so the masks of that one seat are exact (they read only what it may
+        see, docs/design.md "Information"); a seat whose concealed tiles do not number
+        ``13 - 3 * melds`` plus its drawn tile is taken as unknown and gets no Hu. Stepping
+        such a state would draw from an empty wall. Masks are built without passing any claim
+        round automatically (under ``claim_round="options"`` seats with a Pass-only mask are
+        then not asked), so loading never moves the game on.
+
+        Args:
+            state: the state; every array with the engine's dtype and shape.
+            copy: copy the arrays into the engine's own (default); False makes ``state`` the
+                engine's state object (faster; its arrays must be C-contiguous, and the caller
+                must not change it while using the engine).
+
+        Raises:
+            TypeError: ``state`` is not a GameState.
+            ValueError: its batch size, an array's dtype or shape differs from the engine's, or
+                (``copy=False``) an array is not C-contiguous.
+        """
+        external.load_state(self, state, copy)
+
+    def penalize(self, games, seats) -> None:
+        """End hands now with the Botzone judge's penalty (docs/rules.md §3): seat
+        ``seats[i]`` of game ``games[i]`` pays 30 and each other seat gets 10, as for an
+        illegal action under ``illegal_action="penalize"``. For offences outside a decision
+        (an outside bot that answers a notification with anything but PASS, crashes or times
+        out, :mod:`mcr_env.botzone.process`). ``rewards``/``player_rewards`` of those games are
+        overwritten with the penalty, ``hand_over`` is set, ``last_hand_result`` records the
+        offender; in match mode the next hand is dealt (terminated after hand 16).
+
+        Args:
+            games: ``(N,) int`` live games (each at most once).
+            seats: ``(N,) int`` offending seats 0..3.
+
+        Raises:
+            ValueError: shapes differ, an index is out of range, a game is repeated or
+                already terminated.
+        """
+        external.penalize(self, games, seats)
+
     def _end_events(self, ev: np.ndarray, hu_cache: dict) -> None:
         """Settle the hands ended in ``ev (n, 4)`` rows ``(game, EndReason, winner, from)``
         (wins scored in ``hu_cache``; exhaustive draws), then :meth:`_after_hands`."""
@@ -596,6 +658,10 @@ class MCREngine:
             hand14 = st.hand[gi, si].astype(np.int64)
             if not self_drawn:
                 hand14[ti] += 1
+            if hand14.sum() != 14 - 3 * int(st.n_melds[gi, si]):
+                # a seat whose tiles are unknown (a seat view given to load_state): no Hu
+                self._hu_state[gi, si] = 3
+                continue
             res = self._score(gi, si, ti, self_drawn=self_drawn, rob=bool(rob), hand14=hand14)
             if res is None:
                 self._hu_state[gi, si] = 3

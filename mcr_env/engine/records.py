@@ -190,10 +190,10 @@ class GameRecorder:
             raise AttributeError(name)
         return getattr(self.engine, name)
 
-    def reset(self, seed: int | None = None, walls=None, games=None) -> None:
+    def reset(self, seed: int | None = None, walls=None, games=None, prevalent_wind=None) -> None:
         """:meth:`MCREngine.reset` and start a record for every reset game."""
         eng = self.engine
-        eng.reset(seed=seed, walls=walls, games=games)
+        eng.reset(seed=seed, walls=walls, games=games, prevalent_wind=prevalent_wind)
         b = eng.batch_size
         sel = np.ones(b, dtype=bool) if games is None else np.asarray(games, dtype=bool)
         if seed is not None:
@@ -600,7 +600,10 @@ def replay(
                     f"game {origin['game']}, episode {origin['episode']}, hand {h}"
                 )
     eng = MCREngine(1, config)
-    eng.reset(walls=walls[None] if config.match == "match" else walls[:1])
+    if config.match == "match":
+        eng.reset(walls=walls[None])
+    else:  # a single hand may have any prevalent wind (the Botzone judge's quan)
+        eng.reset(walls=walls[:1], prevalent_wind=hands[0]["prevalent_wind"])
     _check_hand_start(eng, hands[0], 0, walls)
     if on_step is not None:
         on_step(eng, -1, [])

@@ -68,7 +68,10 @@ def call_policy(policy: Any, obs: np.ndarray | None, mask: np.ndarray, state, ga
         if getattr(policy, "needs_view", False):
             view = SeatView.from_state(state, games, seats)
         o = obs if getattr(policy, "needs_obs", True) else None
-        acts = np.asarray(policy.act(o, mask, view)).reshape(n)
+        if getattr(policy, "needs_ids", False):  # told which (game, seat) each row is
+            acts = np.asarray(policy.act(o, mask, view, games=games, seats=seats)).reshape(n)
+        else:
+            acts = np.asarray(policy.act(o, mask, view)).reshape(n)
     elif callable(policy):
         if obs is None:
             raise ValueError("a callable policy needs observations")

@@ -157,6 +157,26 @@ class _LearnerTables:
         pas = self.engine.state.player_at_seat[rows]  # (k, 4) player at each seat
         self.learner[rows] = np.argmax(pas == self.player[rows, None], axis=1)
 
+    def hook_opponents(self, rows: np.ndarray | None = None, actions=None) -> None:
+        """Opponents that follow whole games (outside Botzone bots,
+        :mod:`mcr_env.botzone.process`): ``attach(engine, seats, games=rows)`` after a reset of
+        ``rows`` (``actions`` None), else ``observe(engine, actions, games=rows)`` after a
+        step."""
+        seen: list = []
+        for pol in self.opponents:
+            if any(pol is q for q in seen):
+                continue
+            seen.append(pol)
+            if actions is None and hasattr(pol, "attach"):
+                rel = (np.arange(4)[None, :] - self.learner[:, None]) % 4
+                seats = np.zeros((self.n, 4), dtype=bool)
+                for k, q in enumerate(self.opponents):
+                    if q is pol:
+                        seats |= rel == k + 1
+                pol.attach(self.engine, seats, games=rows)
+            elif actions is not None and hasattr(pol, "observe"):
+                pol.observe(self.engine, actions, games=rows)
+
     def learner_to_act(self) -> np.ndarray:
         return self.engine.to_act[np.arange(self.n), self.learner]
 
@@ -198,6 +218,12 @@ class _LearnerTables:
         who[np.arange(self.n), self.learner] = False
         g, s = np.nonzero(who)
         bad = np.nonzero(~eng.legal_mask[g, s, acts[g, s]])[0]
+        if eng.config.illegal_action == "penalize" and bad.size:
+            # outside Botzone bots (penalized_by_engine): an illegal answer is the bot's
+            # offence, punished by the engine as the judge does (mcr_env.botzone.process)
+            k_of = (s[bad] - self.learner[g[bad]]) % 4 - 1
+            keep = [not getattr(self.opponents[k], "penalized_by_engine", False) for k in k_of]
+            bad = bad[np.asarray(keep, dtype=bool)]
         if bad.size == 0:
             return
         g, s = int(g[bad[0]]), int(s[bad[0]])
@@ -232,6 +258,7 @@ class _LearnerTables:
                 acts[np.arange(self.n), self.learner] = learner_actions
                 first = False
             eng.step(acts, games=active)
+            self.hook_opponents(active, acts)
             settle = eng.rewards.copy()
             over = eng.hand_over.copy()
             self.hand_ended |= over
@@ -262,6 +289,7 @@ class _LearnerTables:
         redeals = np.zeros(self.n, dtype=np.int64)
         eng.reset(seed=seed, walls=walls, games=rows)
         self.choose_seats(np.nonzero(rows)[0])
+        self.hook_opponents(rows)
         self.reward_fn.reset(eng, None if new_match else rows)
         for _ in range(MAX_DEAL_RETRIES):
             waiting = rows & ~self.learner_to_act() & ~eng.terminated
@@ -283,6 +311,7 @@ class _LearnerTables:
             redeals += again
             eng.reset(games=again)
             self.follow_player(np.nonzero(again)[0])
+            self.hook_opponents(again)
             self.reward_fn.reset(eng, again)
         raise RuntimeError("could not deal a hand reaching the learner's decision")
 

@@ -34,11 +34,21 @@ def require_positive(**values: int) -> None:
             raise UsageError(f"--{name.replace('_', '-')} must be >= 1, got {v}")
 
 
-def load_agent(spec: str, seed: int, option: str) -> Any:
-    """:func:`mcr_env.eval.registry.make_agent` ``(spec, seed)``; any failure to build or load
-    the agent (unknown spec, missing or unreadable checkpoint) becomes a :class:`UsageError`
-    naming the command-line ``option`` and the spec."""
+def load_agent(spec: str, seed: int, option: str, cmd_options: dict | None = None) -> Any:
+    """:func:`mcr_env.eval.registry.make_agent` ``(spec, seed)``, or for ``cmd:<command>`` an
+    outside Botzone bot (:class:`mcr_env.botzone.process.BotzoneProcessAgent` with
+    ``cmd_options`` such as ``io``, ``timeout``); any failure to build or load the agent
+    (unknown spec, missing or unreadable checkpoint, empty command) becomes a
+    :class:`UsageError` naming the command-line ``option`` and the spec."""
     from mcr_env.eval.registry import make_agent
+
+    if spec.startswith("cmd:"):
+        from mcr_env.botzone.process import BotzoneProcessAgent
+
+        try:
+            return BotzoneProcessAgent(spec[4:], **(cmd_options or {}))
+        except ValueError as e:
+            raise UsageError(f"{option} {spec!r}: {e}") from None
 
     try:
         return make_agent(spec, seed=seed)

@@ -6,6 +6,14 @@ step the acting (game, seat) pairs of each agent are answered in one batched ``a
 call (see :mod:`baselines.agents` for the agent interface). Observations are encoded only for
 agents with ``needs_obs`` and :class:`~mcr_env.eval.seat_view.SeatView` built only for agents
 with ``needs_view``.
+
+Agents that follow the whole game (outside Botzone bots, :mod:`mcr_env.botzone.process`) may
+define two hooks: ``attach(engine, seats (G, 4) bool)`` is called once before the first step
+with the seats they hold, and ``observe(engine, actions (G, 4))`` after every step (before its
+rewards are counted, so that a penalty the agent applies with ``engine.penalize`` counts); an
+agent with ``needs_ids`` gets ``act(obs, mask, view, games=(N,), seats=(N,))``. With
+``RulesConfig(illegal_action="penalize")`` an illegal action is the engine's to punish (the
+Botzone judge's -30/+10) instead of an error.
 """
 
 from __future__ import annotations
@@ -82,6 +90,10 @@ def play_games(
     if encoder is None and any(getattr(a, "needs_obs", False) for a in agents):
         raise ValueError("an agent needs observations: pass an encoder")
     points = np.zeros((g, 4), dtype=np.float64)
+    penalize = getattr(getattr(engine, "config", None), "illegal_action", "raise") == "penalize"
+    for ai, agent in enumerate(agents):
+        if hasattr(agent, "attach"):
+            agent.attach(engine, agent_index == ai)
     for _ in range(max_steps):
         if bool(np.all(engine.terminated)):
             return points
@@ -96,12 +108,19 @@ def play_games(
             want_obs = agent.needs_obs or (recorder is not None and encoder is not None)
             obs = encoder.encode(engine.state, games, seats) if want_obs else None
             view = SeatView.from_state(engine.state, games, seats) if agent.needs_view else None
-            a = np.asarray(agent.act(obs, m, view))
-            _check_actions(agent, ai, a, m, games, seats)
+            if getattr(agent, "needs_ids", False):  # told which (game, seat) each row is
+                a = np.asarray(agent.act(obs, m, view, games=games, seats=seats))
+            else:
+                a = np.asarray(agent.act(obs, m, view))
+            if not penalize:
+                _check_actions(agent, ai, a, m, games, seats)
             a = a.astype(np.int64)
             actions[games, seats] = a
             if recorder is not None:
                 recorder(ai, games, seats, obs, m, a)
         engine.step(actions)
+        for agent in agents:
+            if hasattr(agent, "observe"):
+                agent.observe(engine, actions)
         points += np.asarray(engine.rewards, dtype=np.float64)
     raise RuntimeError(f"games did not end within {max_steps} steps")
