@@ -50,12 +50,16 @@ class RuleFeatureEncoder:
     def __repr__(self) -> str:
         return f"RuleFeatureEncoder({self.id!r}, C={self.num_channels})"
 
-    def encode(self, state: Any, games: Any = None, seats: Any = None) -> np.ndarray:
+    def encode(
+        self, state: Any, games: Any = None, seats: Any = None, out: np.ndarray | None = None
+    ) -> np.ndarray:
         """``(N, C, 34) float32`` observations of (game, seat) pairs (all ``B * 4`` pairs,
-        game-major, when both are None).
+        game-major, when both are None), written into ``out`` when given (an ``(N, C, 34)
+        float32`` buffer, entirely overwritten: the sharded env's shared memory).
 
         Raises:
-            ValueError / TypeError: as :meth:`mcr_env.encoding.base.Encoder.encode`.
+            ValueError / TypeError: as :meth:`mcr_env.encoding.base.Encoder.encode`; an ``out``
+            of another shape or dtype.
         """
         base = self.base.encode(state, games, seats)
         if games is None and seats is None:
@@ -64,7 +68,11 @@ class RuleFeatureEncoder:
             seats = np.tile(np.arange(4), b)
         games = np.asarray(games, dtype=np.int64)
         seats = np.asarray(seats, dtype=np.int64)
-        out = np.empty((len(games), self.num_channels, 34), dtype=np.float32)
+        shape = (len(games), self.num_channels, 34)
+        if out is None:
+            out = np.empty(shape, dtype=np.float32)
+        elif out.shape != shape or out.dtype != np.float32:
+            raise ValueError(f"out must be {shape} float32, got {out.shape} {out.dtype}")
         out[:, : self.base.num_channels] = base
         if len(games) == 0:
             return out

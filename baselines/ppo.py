@@ -135,7 +135,7 @@ def _act_opponents(env, obs, rows, agent, pol_idx) -> np.ndarray:
     from mcr_env.encoding.seat_view import SeatView
 
     games, seats = obs["games"][rows], obs["seats"][rows]
-    masks = obs["action_mask"][games, seats]
+    masks = obs["action_mask"][games, seats].view(np.bool_)  # the env's int8 0/1, as bool
     o = obs["observation"][rows][:, pol_idx] if agent.needs_obs else None
     view = SeatView.from_state(env.engine.state, games, seats) if agent.needs_view else None
     return np.asarray(agent.act(o, masks, view), dtype=np.int64)
@@ -193,7 +193,7 @@ def rollout(
     terminated = np.zeros(b, dtype=bool)
     while not bool(terminated.all()):
         games, seats = obs["games"], obs["seats"]
-        masks = obs["action_mask"][games, seats]
+        masks = obs["action_mask"][games, seats].view(np.bool_)  # the env's int8 0/1, as bool
         actions = np.zeros((b, 4), dtype=np.int64)
         is_learner = learner[games, seats]
         for k, agent in enumerate(opponents):
@@ -272,7 +272,7 @@ class _SelfPlayRollouts:
 
         rules = RulesConfig.from_dict(dict(env.rules))
         self.dev = dev
-        self.env = self.ray = None
+        self.env = self.ray = self.buffer = None
         if cfg.backend == "inprocess":
             from mcr_env.envs.sharded import default_num_workers, make_batch_env
 
@@ -304,12 +304,15 @@ class _SelfPlayRollouts:
             )
 
     def collect(self, net, seed: int, sample: int):
-        """``(buffer, points, winners)`` of one batch of hands."""
-        from baselines.rollout import collect_rollout
+        """``(buffer, points, winners)`` of one batch of hands (the buffer arrays are
+        overwritten by the next call)."""
+        from baselines.rollout import RolloutBuffer, collect_rollout
 
         if self.ray is not None:
             return self.ray.collect(net, seed, sample)
-        return collect_rollout(net, self.env, seed, sample, self.dev)
+        if self.buffer is None:  # reused: each rollout is consumed before the next one
+            self.buffer = RolloutBuffer(self.env.encoder.shape)
+        return collect_rollout(net, self.env, seed, sample, self.dev, buffer=self.buffer)
 
     def close(self) -> None:
         for x in (self.env, self.ray):

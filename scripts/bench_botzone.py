@@ -14,7 +14,9 @@ bot's answers at its decisions over ``--games`` self-play games in one process i
 the zip (numpy); on a loaded machine the CPU times are the ones to read. ``duplicate``:
 ``--agent`` (default ``rule``) against three copies of the ``--cmd`` bot (keep-running when it
 supports it) on ``--walls`` walls x 4 rotations; ``ours_ms_per_decision`` is our agent's time
-per decision, ``bot_ms_*`` the outside bot's answer times (round trip through its pipes).
+per decision (wall, and CPU: ``ours_cpu_ms_per_decision``), ``bot_ms_*`` the outside bot's
+answer times (wall, round trip through its pipes) and ``bot_cpu_ms_per_request`` the CPU time
+of all its processes (start-up included) per request it answered (decisions and notifications).
 """
 
 from __future__ import annotations
@@ -67,14 +69,15 @@ class Timed:
     """Wraps an agent and accumulates the time of its ``act`` calls and rows answered."""
 
     def __init__(self, agent):
-        self.agent, self.seconds, self.rows = agent, 0.0, 0
+        self.agent, self.seconds, self.cpu_seconds, self.rows = agent, 0.0, 0.0, 0
         self.name = agent.name
         self.needs_obs, self.needs_view = agent.needs_obs, agent.needs_view
 
     def act(self, obs, mask, view=None):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         out = self.agent.act(obs, mask, view)
         self.seconds += time.perf_counter() - t
+        self.cpu_seconds += time.process_time() - c
         self.rows += len(mask)
         return out
 
@@ -138,12 +141,15 @@ def bench_duplicate(cmd: str, io: str, walls: int, agent: str, batch: int) -> di
     bot = BotzoneProcessAgent(cmd, io=io, name="outside-bot")
     rules = RulesConfig(wall_layout="botzone", scoring_profile="botzone", illegal_action="penalize")
     t = time.perf_counter()
+    c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
         res = duplicate_evaluate(
             [ours, bot, bot, bot], walls, seed=0, batch_size=batch, rules=rules, progress=False
         )
     finally:
-        bot.close()
+        bot.close()  # the processes are waited for: their CPU time is in RUSAGE_CHILDREN
+    c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    bot_cpu = c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime
     ms = np.array(bot.seconds) * 1e3
     s_ours, s_bot = res.stat(ours.name), res.stat("outside-bot")
     return {
@@ -163,6 +169,9 @@ def bench_duplicate(cmd: str, io: str, walls: int, agent: str, batch: int) -> di
         "bot_processes": bot.starts,
         "bot_requests": bot.requests,
         "ours_ms_per_decision": 1e3 * ours.seconds / max(ours.rows, 1),
+        "ours_cpu_ms_per_decision": 1e3 * ours.cpu_seconds / max(ours.rows, 1),
+        "bot_cpu_s": bot_cpu,
+        "bot_cpu_ms_per_request": 1e3 * bot_cpu / max(bot.requests, 1),
         "bot_ms_mean": float(ms.mean()),
         "bot_ms_p99": float(np.percentile(ms, 99)),
         "bot_ms_max": float(ms.max()),

@@ -214,14 +214,14 @@ def bench_env(
         raise ValueError("--policy greedy reads the engine's hands: use it with --workers 0")
     st = None if workers else env.engine.state
     for _ in range(20):
-        obs, *_ = env.step(act(obs["action_mask"], obs["to_act"], st))
+        obs, *_ = env.step(act(obs["action_mask"].view(bool), obs["to_act"], st))
     hands = decisions = steps = 0
     w0 = env.worker_cpu_seconds() if workers else []
     t0 = time.perf_counter()
     c0 = time.process_time()
     while True:
         decisions += int(obs["to_act"].sum())
-        obs, _, _, _, info = env.step(act(obs["action_mask"], obs["to_act"], st))
+        obs, _, _, _, info = env.step(act(obs["action_mask"].view(bool), obs["to_act"], st))
         steps += 1
         hands += int(info["hand_over"].sum())
         if steps % 16 == 0 and time.perf_counter() - t0 >= seconds:
@@ -314,6 +314,123 @@ def bench_gym(
     }
 
 
+def bench_sb3(
+    batch: int,
+    seconds: float,
+    layout: str = "official",
+    seed: int = 0,
+    claim_round: str = "options",
+    policy: str = "uniform",
+) -> dict:
+    """The Stable-Baselines3 path alone: :class:`mcr_env.envs.sb3.MCRSB3VecEnv` with ``batch``
+    tables (one learner seat each, three random opponents played inside ``step``, planes-v0
+    observations, SB3's autoreset), the learner answering a uniformly random legal action from
+    ``action_masks()`` (what ``MaskablePPO`` reads); no network.
+
+    Returns:
+        dict with ``batch``, ``vec_steps``, ``learner_steps`` (= batch x vec steps),
+        ``learner_steps_per_s``, ``hands``, ``hands_per_s``, ``cpu_seconds``,
+        ``learner_steps_per_cpu_s``.
+    """
+    from mcr_env.envs.sb3 import MCRSB3VecEnv
+
+    if policy != "uniform":
+        raise ValueError("the sb3 path plays a random learner: --policy uniform")
+    env = MCRSB3VecEnv(batch, opponents="random", config=RulesConfig(wall_layout=layout))
+    env.seed(seed)
+    env.reset()
+    rng = np.random.default_rng(seed)
+    for _ in range(10):  # warm-up
+        env.step(sample_legal_actions(env.action_masks(), rng))
+    steps = hands = 0
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    while True:
+        _, _, dones, _ = env.step(sample_legal_actions(env.action_masks(), rng))
+        steps += 1
+        hands += int(dones.sum())
+        if steps % 8 == 0 and time.perf_counter() - t0 >= seconds:
+            break
+    dt = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    env.close()
+    return {
+        "batch": batch,
+        "layout": layout,
+        "claim_round": "options",  # MCR-v0's learner sees only its own decisions
+        "policy": policy,
+        "env": "mcr_env.envs.sb3.MCRSB3VecEnv",
+        "opponents": "random",
+        "vec_steps": steps,
+        "learner_steps": steps * batch,
+        "hands": hands,
+        "seconds": round(dt, 3),
+        "learner_steps_per_s": round(steps * batch / dt, 1),
+        "hands_per_s": round(hands / dt, 1),
+        "cpu_seconds": round(cpu, 3),
+        "learner_steps_per_cpu_s": round(steps * batch / cpu, 1),
+    }
+
+
+def scaling_summary(rows: list[dict]) -> list[dict]:
+    """The issue's scaling table from interleaved ``--workers`` rows: per (policy, batch,
+    claim_round), the median over repeats of each k's rates, and
+
+    * ``speedup_wall_<k>_vs_1``: wall-clock decisions/s of k workers over 1 worker;
+    * ``speedup_critical_cpu_<k>_vs_1``: the same from critical-path CPU seconds (parent +
+      slowest worker: what an otherwise idle machine gives, robust to the load);
+    * ``overhead_k1_total_cpu``: 1 - (decisions per CPU second of parent + worker at k=1) /
+      (decisions per CPU second in process), the per-worker cost of sharding; and
+      ``overhead_k1_wall`` from wall-clock rates (needs a quiet machine).
+    """
+    groups: dict[tuple, dict[int, list[dict]]] = {}
+    for r in rows:
+        key = (r["policy"], r["batch"], r["claim_round"])
+        groups.setdefault(key, {}).setdefault(r["workers"], []).append(r)
+    out = []
+    for (pol, b, cr), by_k in groups.items():
+        med = {
+            k: {
+                m: round(float(np.median([r[m] for r in rs])), 1)
+                for m in (
+                    "decisions_per_s",
+                    "decisions_per_total_cpu_s",
+                    "decisions_per_critical_cpu_s",
+                )
+            }
+            for k, rs in sorted(by_k.items())
+        }
+        row: dict = {
+            "bench": "scaling",
+            "policy": pol,
+            "batch": b,
+            "claim_round": cr,
+            "repeats": min(len(rs) for rs in by_k.values()),
+            "median": {str(k): v for k, v in med.items()},
+        }
+        if 1 in med:
+            for k in med:
+                if k > 1:
+                    row[f"speedup_wall_{k}_vs_1"] = round(
+                        med[k]["decisions_per_s"] / med[1]["decisions_per_s"], 3
+                    )
+                    row[f"speedup_critical_cpu_{k}_vs_1"] = round(
+                        med[k]["decisions_per_critical_cpu_s"]
+                        / med[1]["decisions_per_critical_cpu_s"],
+                        3,
+                    )
+            if 0 in med:
+                row["overhead_k1_total_cpu"] = round(
+                    1 - med[1]["decisions_per_total_cpu_s"] / med[0]["decisions_per_total_cpu_s"], 4
+                )
+                row["overhead_k1_wall"] = round(
+                    1 - med[1]["decisions_per_s"] / med[0]["decisions_per_s"], 4
+                )
+        row["loadavg_1m"] = round(os.getloadavg()[0], 2)
+        out.append(row)
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024, 4096])
@@ -333,9 +450,10 @@ def main(argv: list[str] | None = None) -> None:
         "--paths",
         nargs="+",
         default=["engine", "env"],
-        choices=["engine", "env", "gym"],
+        choices=["engine", "env", "gym", "sb3"],
         help="engine: MCREngine alone; env: MCRBatchEnv (observations, masks, rewards); gym: "
-        "the Gymnasium MCR-v0 single-table env (learner steps, use with --batch 1)",
+        "the Gymnasium MCR-v0 single-table env (learner steps, use with --batch 1); sb3: the "
+        "SB3 VecEnv MCRSB3VecEnv over --batch tables (learner steps, random opponents)",
     )
     ap.add_argument(
         "--workers",
@@ -348,7 +466,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeat", type=int, default=1, help="rounds of the interleaved --workers")
     args = ap.parse_args(argv)
     meta = _meta()
-    benches = {"engine": bench_engine, "env": bench_env, "gym": bench_gym}
+    benches = {"engine": bench_engine, "env": bench_env, "gym": bench_gym, "sb3": bench_sb3}
     runs = [
         (p, pol, b, cr, None)
         for p in args.paths
@@ -365,9 +483,12 @@ def main(argv: list[str] | None = None) -> None:
             for cr in args.claim_round
             for k in args.workers
         ]
+    scaling = []
     for path, pol, b, cr, k in runs:
         if path == "gym" and (b != 1 or pol != "uniform"):
             continue  # one table, random learner: the other batch sizes and policies skip it
+        if path == "sb3" and (pol != "uniform" or cr != args.claim_round[0]):
+            continue  # random learner; MCR-v0 keeps its own claim rounds: one row per batch
         extra = {} if k is None else {"workers": k}
         row = {
             "bench": path,
@@ -378,6 +499,12 @@ def main(argv: list[str] | None = None) -> None:
         row["score_cache_lookups"] = cache["hits"] + cache["misses"]
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         row["peak_rss_mb"] = round(rss, 1)  # process peak so far (earlier rows too)
+        row["loadavg_1m"] = round(os.getloadavg()[0], 2)  # the machine's load during the row
+        row.update(meta)
+        print(json.dumps(row), flush=True)
+        if k is not None:
+            scaling.append(row)
+    for row in scaling_summary(scaling):
         row.update(meta)
         print(json.dumps(row), flush=True)
 

@@ -23,6 +23,7 @@ Example (the default policy network, 2 cores)::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -31,9 +32,11 @@ from pathlib import Path
 
 import torch
 
+import baselines.features  # noqa: F401  (registers planes-v0+rule-v0)
 from baselines.config import NetworkConfig
 from baselines.network import PolicyValueNet
-from baselines.rollout import DEFAULT_BLOCK_ROWS, collect_rollout, resolve_device
+from baselines.rollout import DEFAULT_BLOCK_ROWS, RolloutBuffer, collect_rollout, resolve_device
+from mcr_env.encoding import get_encoder
 
 
 def _meta() -> dict:
@@ -57,7 +60,7 @@ class UniformPolicy(torch.nn.Module):
         super().__init__()
         self.in_channels = in_channels
         self.encoder = "planes-v0"
-        self.config = NetworkConfig(channels=0, blocks=0)
+        self.config = NetworkConfig(channels=0, blocks=0, hidden=0)
 
     def forward(self, obs, mask=None):
         logits = torch.zeros((obs.shape[0], 235), device=obs.device)
@@ -67,9 +70,10 @@ class UniformPolicy(torch.nn.Module):
 
 
 def inference_net(net: PolicyValueNet, mode: str, block_rows: int | None) -> torch.nn.Module:
-    """``eager``: the module itself; ``frozen``: TorchScript traced at ``block_rows`` rows,
-    frozen and optimised for inference (BatchNorm folded into the convolutions)."""
-    if mode == "eager":
+    """``fused`` (the rollout's default): the module itself, which ``collect_rollout`` folds
+    (``inference_copy``); ``eager``: the module itself, not folded; ``frozen``: TorchScript
+    traced at ``block_rows`` rows, frozen and optimised for inference."""
+    if mode in ("eager", "fused"):
         return net
     rows = block_rows or 128
     example = (torch.zeros(rows, net.in_channels, 34), torch.ones(rows, 235, dtype=torch.bool))
@@ -82,7 +86,9 @@ def bench(backend: str, args, net, inet, k: int) -> dict:
     from mcr_env.envs.batch import MCRBatchEnv
     from mcr_env.envs.sharded import ShardedBatchEnv
 
-    kw = {"observe": "packed", "autoreset_mode": "disabled"}
+    # the encoder object (not its id): spawned shard workers unpickle it by its module, which
+    # registers ids such as planes-v0+rule-v0 there too
+    kw = {"observe": "packed", "autoreset_mode": "disabled", "encoder": get_encoder(args.encoder)}
     env = rr = None
     if backend == "inprocess":
         env = MCRBatchEnv(args.batch, **kw)
@@ -94,7 +100,7 @@ def bench(backend: str, args, net, inet, k: int) -> dict:
         rr = RayRollouts(
             args.batch,
             net,
-            {},
+            {"encoder": kw["encoder"]},
             num_actors=k,
             address=args.ray_address,
             num_cpus=args.ray_cpus,
@@ -102,12 +108,14 @@ def bench(backend: str, args, net, inet, k: int) -> dict:
             block_rows=args.block_rows,
         )
     dev = resolve_device(args.device)
+    buf = None if rr is not None else RolloutBuffer(env.encoder.shape)  # reused, as PPO does
+    fuse = args.inference == "fused"
 
     def one(i: int, st: dict) -> None:
         if rr is not None:
             rr.collect(net, 1000 + i, 7, st)
         else:
-            collect_rollout(inet, env, 1000 + i, 7, dev, 0, args.block_rows, st)
+            collect_rollout(inet, env, 1000 + i, 7, dev, 0, args.block_rows, st, buf, fuse)
 
     one(0, {})  # warm-up (worker start, first allocations, kernel selection)
     w0 = env.worker_cpu_seconds() if backend == "sharded" else []
@@ -127,7 +135,8 @@ def bench(backend: str, args, net, inet, k: int) -> dict:
         "batch": args.batch,
         "workers": k if backend == "sharded" else 0,
         "actors": k if backend == "ray" else 0,
-        "network": {"channels": net.config.channels, "blocks": net.config.blocks},
+        "network": dataclasses.asdict(net.config),
+        "encoder": args.encoder,
         "inference": args.inference,
         "block_rows": args.block_rows,
         "torch_threads": torch.get_num_threads(),
@@ -169,20 +178,28 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
     ap.add_argument("--device", default="auto")
     ap.add_argument("--block-rows", type=int, default=DEFAULT_BLOCK_ROWS)
-    ap.add_argument("--inference", default="eager", choices=["eager", "frozen"])
+    ap.add_argument("--inference", default="fused", choices=["fused", "eager", "frozen"])
     ap.add_argument(
         "--channels", type=int, default=NetworkConfig.channels, help="0 = no network (uniform)"
     )
     ap.add_argument("--blocks", type=int, default=NetworkConfig.blocks)
+    ap.add_argument("--hidden", type=int, default=NetworkConfig.hidden, help="value head width")
+    ap.add_argument(
+        "--encoder",
+        default="planes-v0",
+        help="observation encoder id (planes-v0+rule-v0 = the make-run default's)",
+    )
     ap.add_argument("--repeat", type=int, default=1)
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
+    c = get_encoder(args.encoder).num_channels
     if args.channels == 0:
-        net = UniformPolicy(75).eval()
+        net = UniformPolicy(c).eval()
         args.inference = "eager"
     else:
-        net = PolicyValueNet(75, NetworkConfig(channels=args.channels, blocks=args.blocks)).eval()
+        cfg = NetworkConfig(channels=args.channels, blocks=args.blocks, hidden=args.hidden)
+        net = PolicyValueNet(c, cfg, encoder=args.encoder).eval()
     dev = resolve_device(args.device)
     net.to(dev)
     inet = inference_net(net, args.inference, args.block_rows) if dev.type == "cpu" else net

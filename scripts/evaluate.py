@@ -4,6 +4,7 @@ Usage::
 
     python scripts/evaluate.py --agent runs/<run>/final.pt --opponent random --walls 500
     python scripts/evaluate.py --agent rule --opponent random --walls 2000 --out runs/eval-rule
+    python scripts/evaluate.py --agent rule --opponent rule-defensive --walls 2000 --workers 2
 
 Agents: ``random``, ``rule``, ``rule-defensive``, a checkpoint path (``*.pt``), resolved by
 :mod:`mcr_env.eval.registry`, or ``cmd:<command>``, an outside Botzone bot process
@@ -11,7 +12,11 @@ Agents: ``random``, ``rule``, ``rule-defensive``, a checkpoint path (``*.pt``), 
 rules are played, botzone layout and profile with its -30/+10 penalty, at most ``--cmd-batch``
 games at once, and the bots' incidents and answer times are printed). Each wall is replayed
 under every seat permutation (``--permutations rotations`` = 4, ``all`` = 24); ``--wall-offset``
-selects the block of walls (keep selection and final-report blocks apart). Prints a table (per
+selects the block of walls (keep selection and final-report blocks apart). ``--workers k``
+plays the batches in k spawned worker processes (``-1`` = one per CPU, 0 = in this process;
+:mod:`mcr_env.eval.parallel`; not with ``cmd:`` bots): the same results for every k >= 1, and
+the in-process ones for agents without mutable state (rule agents, checkpoints; a ``random``
+agent's draws depend on which batches one copy plays). Prints a table (per
 agent: mean points and mean placement points per hand with 95% CIs, win, deal-in, self-draw and
 exhaustive-draw rates, mean points of wins), the agent-minus-opponent difference in points and
 placement with 95% CIs over the walls, and the agent's per-seat results; writes ``eval.csv``,
@@ -68,7 +73,13 @@ def run(argv: list[str] | None = None):
     p.add_argument("--batch-size", type=int, default=256, help="games played in parallel")
     p.add_argument("--wall-layout", default="official", choices=["official", "botzone"])
     p.add_argument("--out", default="runs/eval", help="output directory")
-    p.add_argument("--threads", type=int, default=2, help="torch threads")
+    p.add_argument("--threads", type=int, default=2, help="torch threads (in this process)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="worker processes: 0 = in this process, -1 = one per CPU (each: 1 torch thread)",
+    )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument(
         "--cmd-io",
@@ -85,6 +96,8 @@ def run(argv: list[str] | None = None):
     )
     args = p.parse_args(argv)
     require_positive(walls=args.walls, batch_size=args.batch_size, threads=args.threads)
+    if args.workers < -1:
+        raise UsageError(f"--workers must be >= -1, got {args.workers}")
     torch.set_num_threads(args.threads)
     cmd = dict(io=args.cmd_io, timeout=args.cmd_timeout)
     agent = load_agent(args.agent, args.seed, "--agent", cmd)
@@ -102,6 +115,10 @@ def run(argv: list[str] | None = None):
             wall_layout="botzone", scoring_profile="botzone", illegal_action="penalize"
         )
         batch = min(batch, args.cmd_batch)
+        if args.workers:
+            for x in procs:
+                x.close()
+            raise UsageError("--workers needs agents without outside processes (cmd:): use 0")
     try:
         res = duplicate_evaluate(
             [agent, opp, opp, opp],
@@ -113,6 +130,7 @@ def run(argv: list[str] | None = None):
             rules=rules,
             encoder=encoders.pop() if encoders else "planes-v0",
             progress=not args.no_progress,
+            num_workers=args.workers,
         )
     finally:
         for a in procs:

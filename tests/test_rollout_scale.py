@@ -13,9 +13,11 @@ from baselines.config import EnvConfig, NetworkConfig, PPOConfig
 from baselines.network import PolicyValueNet
 from baselines.ppo import train_ppo
 from baselines.rollout import (
+    RolloutBuffer,
     collect_rollout,
     counter_uniform,
     forward_blocks,
+    inference_copy,
     merge_rollouts,
     resolve_device,
 )
@@ -104,6 +106,44 @@ def test_rollout_is_the_same_for_any_split(reference):
         assert_rollouts_equal(collect_rollout(net, env, 3, 8, block_rows=BLOCK), ref)
 
 
+def test_inference_copy_folds_batchnorm_and_keeps_the_function():
+    net = small_net()
+    gen = torch.Generator().manual_seed(1)
+    for m in net.modules():  # BatchNorm statistics far from the identity
+        if isinstance(m, torch.nn.BatchNorm1d):
+            m.running_mean.uniform_(-1, 1, generator=gen)
+            m.running_var.uniform_(0.5, 2, generator=gen)
+            m.weight.data.uniform_(0.5, 1.5, generator=gen)
+            m.bias.data.uniform_(-0.5, 0.5, generator=gen)
+    before = {k: v.clone() for k, v in net.state_dict().items()}
+    fused = inference_copy(net)
+    assert not any(isinstance(m, torch.nn.BatchNorm1d) for m in fused.modules())
+    assert all(not p.requires_grad for p in fused.parameters())
+    x = torch.rand(40, 75, 34, generator=gen)
+    m = torch.rand(40, 235, generator=gen) < 0.2
+    m[:, 0] = True
+    with torch.no_grad():
+        (la, va), (lb, vb) = net(x, m), fused(x, m)
+    torch.testing.assert_close(lb, la, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(vb, va, rtol=1e-4, atol=1e-4)
+    assert (lb[~m] == -1e9).all() and (la - lb).abs().max() > 0  # folded: rounding differs
+    assert all(torch.equal(before[k], v) for k, v in net.state_dict().items())  # net unchanged
+
+
+def test_reused_buffer_gives_the_same_rollouts(reference):
+    """A RolloutBuffer that starts with one row and is reused: the same arrays as fresh
+    buffers, for two rollouts in a row (the second overwrites the first)."""
+    net, ref = reference
+    env = MCRBatchEnv(B, **KW)
+    buf = RolloutBuffer(env.encoder.shape, capacity=1)
+    got = collect_rollout(net, env, 3, 8, block_rows=BLOCK, buffer=buf)
+    assert buf.capacity >= len(ref[0]["action"]) > 1
+    assert_rollouts_equal(got, ref)
+    other = collect_rollout(net, MCRBatchEnv(B, **KW), 4, 9, block_rows=BLOCK)
+    assert_rollouts_equal(collect_rollout(net, env, 4, 9, block_rows=BLOCK, buffer=buf), other)
+    assert np.shares_memory(got[0]["obs"], buf["obs"])
+
+
 PPO_CFG = PPOConfig(iterations=2, num_envs=5, update_epochs=1, minibatch_size=64, num_workers=0)
 
 
@@ -169,7 +209,8 @@ def test_bench_rollout_script_prints_rows(capsys):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     argv = ["--batch", "3", "--seconds", "0.05", "--channels", "8", "--blocks", "1"]
-    mod.main([*argv, "--backends", "inprocess", "sharded", "--workers", "2", "--block-rows", "16"])
+    enc = ["--encoder", "planes-v0+rule-v0"]  # the make-run default's (84 channels)
+    mod.main([*argv, *enc, "--backends", "inprocess", "sharded", "--workers", "2"])
     mod.main([*argv[:4], "--channels", "0", "--backends", "inprocess"])
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(r["backend"], r["workers"]) for r in rows] == [
@@ -181,3 +222,4 @@ def test_bench_rollout_script_prints_rows(capsys):
         assert r["decisions"] >= r["policy_rows"] > 0 and r["decisions_per_s"] > 0
         assert r["commit"] is not None and r["torch"]
     assert len(rows[1]["worker_cpu_seconds"]) == 2 and rows[2]["network"]["channels"] == 0
+    assert rows[1]["encoder"] == "planes-v0+rule-v0" and rows[1]["inference"] == "fused"

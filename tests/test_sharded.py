@@ -259,3 +259,22 @@ def test_engine_first_game_deals_the_games_of_the_whole_batch():
         MCREngine(3, first_game=-1)
     with pytest.raises(TypeError, match="first_game"):
         MCREngine(3, first_game=1.0)
+
+
+def test_packed_observations_of_an_encoder_from_outside_the_package():
+    """Reproducer: the make-run default's encoder ``planes-v0+rule-v0`` (registered by
+    baselines.features) had no ``out=`` argument, so a sharded env with packed observations
+    failed in every worker; given as an object it reaches the spawned workers (unpickled by its
+    module) and the observations equal the in-process env's."""
+    from baselines.features import RuleFeatureEncoder
+
+    enc = RuleFeatureEncoder()
+    ref = trajectory(MCRBatchEnv(3, observe="packed", encoder=enc), steps=40)
+    assert ref[0]["obs"]["observation"].shape[1:] == (84, 34)
+    assert np.abs(ref[-1]["obs"]["observation"][:, 75:]).sum() > 0  # the rule channels are set
+    with ShardedBatchEnv(3, observe="packed", encoder=enc, num_workers=2) as env:
+        assert_same(trajectory(env, steps=40), ref)
+    one = MCRBatchEnv(1)
+    one.reset(seed=0)
+    with pytest.raises(ValueError, match=r"out must be \(1, 84, 34\) float32"):
+        enc.encode(one.engine.state, [0], [0], out=np.zeros((1, 75, 34), dtype=np.float32))

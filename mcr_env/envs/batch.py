@@ -45,6 +45,16 @@ from mcr_env.engine.core import MCREngine
 from mcr_env.rewards import RewardFunction, make_reward
 
 AUTORESET_MODES = ("same_step", "next_step", "disabled")
+MASK_DTYPE = np.int8
+"""dtype of the ``action_mask`` of every env API here (``MCRBatchEnv``, ``ShardedBatchEnv``,
+``MCR-v0`` and its vector env, the PettingZoo envs, the SB3 VecEnv's observations): 1 = legal,
+0 = not. Why int8: Gymnasium's ``Discrete.sample(mask=...)`` and ``MultiDiscrete.sample``
+require ``np.int8`` masks and PettingZoo's classic games (chess, go, connect four) return int8
+``action_mask`` observations, so the envs follow them, and the native batch envs use the same
+dtype so one policy reads every API. It has the bytes of the engine's bool ``legal_mask``, so
+``mask.view(bool)`` converts without a copy (never index with an int8 mask or negate it with
+``~``). The one bool exception is the ``action_masks()`` method of the Gymnasium and SB3 envs:
+sb3-contrib's convention (its ``MaskablePPO`` turns any mask into bool anyway)."""
 OBSERVE_MODES = ("all", "acting", "packed", "none")
 
 
@@ -103,7 +113,9 @@ class MCRBatchEnv:
 
     Observation dict returned by ``reset``/``step``:
         ``observation`` ``(B, 4, C, 34) float32`` (absent with ``observe="none"``),
-        ``action_mask`` ``(B, 4, 235) bool``, ``to_act`` ``(B, 4) bool``.
+        ``action_mask`` ``(B, 4, 235) int8`` (1 = legal; :data:`MASK_DTYPE`, as Gymnasium and
+        PettingZoo; ``mask.view(bool)`` is the bool mask without a copy), ``to_act``
+        ``(B, 4) bool``.
 
     ``step`` returns ``(obs, rewards (B, 4) float32, terminated (B,) bool, truncated (B,) bool
     (always False: hands always end), info)``; ``info["settlement"]`` is the raw settlement
@@ -145,7 +157,8 @@ class MCRBatchEnv:
 
     def _obs(self) -> dict[str, np.ndarray]:
         eng = self.engine
-        out = {"action_mask": eng.legal_mask.copy(), "to_act": eng.to_act.copy()}
+        # int8 0/1 like every env API of the package (MASK_DTYPE); same bytes as the bool mask
+        out = {"action_mask": eng.legal_mask.view(MASK_DTYPE).copy(), "to_act": eng.to_act.copy()}
         b, c = self.num_tables, self.encoder.num_channels
         if self.observe_mode == "all":
             out["observation"] = self.observe().reshape(b, 4, c, 34)

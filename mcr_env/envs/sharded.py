@@ -54,7 +54,7 @@ from mcr_env.engine.actions import NUM_ACTIONS
 from mcr_env.engine.config import RulesConfig
 from mcr_env.engine.state import GameState, Phase
 from mcr_env.engine.walls import check_walls
-from mcr_env.envs.batch import MCRBatchEnv, check_modes, table_config
+from mcr_env.envs.batch import MASK_DTYPE, MCRBatchEnv, check_modes, table_config
 from mcr_env.rewards import RewardFunction, make_reward
 
 __all__ = ["ShardedBatchEnv", "WorkerError", "default_num_workers", "make_batch_env"]
@@ -92,7 +92,7 @@ def _layout(b: int, channels: int, observe: str, autoreset_mode: str) -> dict[st
     lay: dict[str, tuple] = {
         "actions": ((b, 4), np.int64),
         "to_act": ((b, 4), np.bool_),
-        "action_mask": ((b, 4, NUM_ACTIONS), np.bool_),
+        "action_mask": ((b, 4, NUM_ACTIONS), MASK_DTYPE),
         "rewards": ((b, 4), np.float32),
         "settlement": ((b, 4), np.int32),
         "hand_over": ((b,), np.bool_),
@@ -147,7 +147,7 @@ class _ShardEnv(MCRBatchEnv):
 
     def _obs(self) -> dict:  # called at the end of MCRBatchEnv.reset / step
         eng, v = self.engine, self.v
-        np.copyto(v["action_mask"], eng.legal_mask)
+        np.copyto(v["action_mask"], eng.legal_mask.view(MASK_DTYPE))
         np.copyto(v["to_act"], eng.to_act)
         np.copyto(v["player_at_seat"], eng.state.player_at_seat)
         np.copyto(v["phase"], eng.state.phase)
@@ -327,11 +327,12 @@ class ShardedBatchEnv:
             ``first_game + lo``; ``games`` in packed observations stay local (0..B-1).
 
     ``reset``/``step`` return exactly what ``MCRBatchEnv`` returns for the same arguments
-    (``obs`` dict with ``observation``, ``action_mask (B, 4, 235) bool``, ``to_act (B, 4)
-    bool``, and ``games``/``seats`` with ``observe="packed"``; ``rewards (B, 4) float32``,
-    ``terminated (B,) bool``, ``truncated (B,) bool``, ``info`` with ``settlement (B, 4)
-    int32``, ``hand_over (B,) bool``, ``player_at_seat`` in match mode, ``final_obs`` /
-    ``final_rows`` with same-step autoreset).
+    (``obs`` dict with ``observation``, ``action_mask (B, 4, 235) int8`` (1 = legal,
+    :data:`mcr_env.envs.batch.MASK_DTYPE`), ``to_act (B, 4) bool``, and ``games``/``seats``
+    with ``observe="packed"``; ``rewards (B, 4) float32``, ``terminated (B,) bool``,
+    ``truncated (B,) bool``, ``info`` with ``settlement (B, 4) int32``, ``hand_over (B,)
+    bool``, ``player_at_seat`` in match mode, ``final_obs`` / ``final_rows`` with same-step
+    autoreset).
 
     Raises:
         ValueError / TypeError: bad arguments (the message names them).

@@ -5,6 +5,7 @@ Usage::
     mcr-play                                  # seat 0 (East) against three random agents
     mcr-play --seat 2 --opponents rule --seed 7
     mcr-play --opponents rule,random,runs/x/final.pt --match     # a whole 16-hand match
+    mcr-play --opponents "rule,cmd:python path/to/bot.py,rule"     # an outside Botzone bot
 
 Each time the person must decide, the table is printed as their seat sees it (other hands as
 backs, other concealed kongs face down; docs/rules.md §2, §10): their hand with Unicode
@@ -19,8 +20,12 @@ seat rotation (docs/rules.md §4, §8) and ends with the scores and table points
 
 Opponent specs (``--opponents``: one for all three or three comma-separated, in seat order
 after the person): ``random``, ``rule``, a checkpoint ``*.pt`` or any other spec that
-:func:`baselines.agents.make_agent` accepts. Bad input prints one ``mcr-play: error: ...`` line
-and exits with status 2.
+:func:`baselines.agents.make_agent` accepts, or ``cmd:<command>``, an outside Botzone bot
+(:class:`mcr_env.botzone.process.BotzoneProcessAgent`; ``--cmd-io json|simple``,
+``--cmd-timeout`` seconds per answer). With an outside bot the hand is played by the Botzone
+judge's rules (botzone layout and profile; a bot that fails or answers illegally pays 30 and
+each other seat gets 10, docs/rules.md §3, §9), single hands only. Bad input prints one
+``mcr-play: error: ...`` line and exits with status 2.
 """
 
 from __future__ import annotations
@@ -77,6 +82,12 @@ class TerminalGame:
         wall_layout: "official" or "botzone".
         read: callable returning the next input line (default ``input``).
         write: callable printing one block of text (default ``print``).
+        rules: the engine rules, instead of those of ``match`` and ``wall_layout`` (e.g. the
+            judge's for outside Botzone bots).
+
+    Opponents that follow the whole game (outside Botzone bots) get the ``attach``/``observe``
+    hooks of :func:`mcr_env.eval.play.play_games`, and ``games``/``seats`` when they set
+    ``needs_ids``.
 
     Raises:
         ValueError: bad ``seat`` or not three opponents.
@@ -91,6 +102,7 @@ class TerminalGame:
         wall_layout: str = "official",
         read: Callable[[str], str] = input,
         write: Callable[[str], None] = print,
+        rules: RulesConfig | None = None,
     ):
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 4:
             raise ValueError(f"seat must be 0..3, got {seat!r}")
@@ -99,7 +111,7 @@ class TerminalGame:
         self.player = seat  # the person's player index (= seat in hand 1)
         self.opponents = list(opponents)
         self.read, self.write = read, write
-        cfg = RulesConfig(wall_layout=wall_layout, match="match" if match else "hand")
+        cfg = rules or RulesConfig(wall_layout=wall_layout, match="match" if match else "hand")
         self.engine = MCREngine(1, cfg)
         self.seed = seed
         self.encoder = None
@@ -174,7 +186,26 @@ class TerminalGame:
                 if getattr(agent, "needs_view", False)
                 else None
             )
-            acts[0, s] = int(np.asarray(agent.act(obs, eng.legal_mask[0, s][None], view))[0])
+            mask = eng.legal_mask[0, s][None]
+            if getattr(agent, "needs_ids", False):
+                a = agent.act(obs, mask, view, games=g, seats=ss)
+            else:
+                a = agent.act(obs, mask, view)
+            acts[0, s] = int(np.asarray(a)[0])
+
+    def _followers(self) -> list:
+        """The distinct opponents with the ``attach``/``observe`` hooks."""
+        out: list = []
+        for a in self.opponents:
+            if hasattr(a, "attach") and not any(a is b for b in out):
+                out.append(a)
+        return out
+
+    def _attach(self) -> None:
+        me = self.seat()
+        for agent in self._followers():
+            held = np.array([[s != me and self._agent_at(s) is agent for s in range(4)]])
+            agent.attach(self.engine, held)
 
     def _print_result(self) -> None:
         eng = self.engine
@@ -215,6 +246,7 @@ class TerminalGame:
         """
         eng = self.engine
         eng.reset(seed=self.seed)
+        self._attach()
         self._announce_hand()
         quit_ = False
         try:
@@ -228,6 +260,8 @@ class TerminalGame:
                 asked = np.flatnonzero(eng.to_act[0]).tolist()
                 before = eng.state.copy()
                 eng.step(acts)
+                for agent in self._followers():
+                    agent.observe(eng, acts)  # may end the hand with a penalty
                 self._report(before, asked, acts[0], me)
                 if eng.hand_over[0]:
                     self._print_result()
@@ -290,16 +324,19 @@ class TerminalGame:
                 self.write(f"  you: {text}")
 
 
-def make_opponents(spec: str, seed: int) -> list:
+def make_opponents(spec: str, seed: int, cmd_options: dict | None = None) -> list:
     """Three agents from ``--opponents`` (one spec or three comma-separated), seeded
-    ``seed + k``; each bad spec becomes a UsageError naming it."""
+    ``seed + k``; one ``cmd:`` spec given for all three seats is one outside-bot agent that
+    holds the three seats. Each bad spec becomes a UsageError naming it."""
     from mcr_env.eval.cli import UsageError, load_agent
 
     specs = [x.strip() for x in spec.split(",")]
     if len(specs) not in (1, 3):
         raise UsageError(f"--opponents takes 1 or 3 comma-separated specs, got {len(specs)}")
+    if len(specs) == 1 and specs[0].startswith("cmd:"):
+        return [load_agent(specs[0], seed + 1, "--opponents", cmd_options)] * 3
     specs = specs * 3 if len(specs) == 1 else specs
-    return [load_agent(x, seed + k + 1, "--opponents") for k, x in enumerate(specs)]
+    return [load_agent(x, seed + k + 1, "--opponents", cmd_options) for k, x in enumerate(specs)]
 
 
 def run(argv: Sequence[str] | None = None) -> dict:
@@ -318,10 +355,28 @@ def run(argv: Sequence[str] | None = None) -> dict:
     p.add_argument("--seed", type=int, default=0, help="root seed of the walls and agents")
     p.add_argument("--match", action="store_true", help="play a 16-hand match")
     p.add_argument("--wall-layout", default="official", choices=["official", "botzone"])
+    p.add_argument("--cmd-timeout", type=float, default=5.0, help="seconds per cmd: bot answer")
+    p.add_argument("--cmd-io", default="json", choices=["json", "simple"], help="cmd: bots' I/O")
     args = p.parse_args(argv)
-    opponents = make_opponents(args.opponents, args.seed)
-    game = TerminalGame(args.seat, opponents, args.seed, args.match, args.wall_layout)
-    return game.play()
+    outside = any(x.strip().startswith("cmd:") for x in args.opponents.split(","))
+    if outside and args.match:
+        from mcr_env.eval.cli import UsageError
+
+        raise UsageError("cmd: opponents (outside Botzone bots) play single hands, not --match")
+    opponents = make_opponents(
+        args.opponents, args.seed, {"timeout": args.cmd_timeout, "io": args.cmd_io}
+    )
+    rules = None
+    if outside:  # the Botzone judge's rules
+        rules = RulesConfig(
+            wall_layout="botzone", scoring_profile="botzone", illegal_action="penalize"
+        )
+    game = TerminalGame(args.seat, opponents, args.seed, args.match, args.wall_layout, rules=rules)
+    try:
+        return game.play()
+    finally:
+        for agent in game._followers():
+            agent.close()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,72 @@
+"""scripts/bench_engine.py: the SB3 VecEnv row and the scaling summary of ``--workers`` (the
+issue's table in one run), with tiny budgets and on synthetic rows."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location(
+        "bench_engine", ROOT / "scripts" / "bench_engine.py"
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _row(workers, wall, total, critical, batch=2048):
+    return {
+        "policy": "uniform",
+        "batch": batch,
+        "claim_round": "options",
+        "workers": workers,
+        "decisions_per_s": wall,
+        "decisions_per_total_cpu_s": total,
+        "decisions_per_critical_cpu_s": critical,
+    }
+
+
+def test_scaling_summary_on_known_rows(bench):
+    rows = [
+        _row(0, 100.0, 200.0, 200.0),
+        _row(1, 90.0, 190.0, 190.0),
+        _row(2, 150.0, 180.0, 360.0),
+        _row(0, 120.0, 200.0, 200.0),  # second repeat: medians are the means of two
+        _row(1, 110.0, 190.0, 190.0),
+        _row(2, 170.0, 180.0, 340.0),
+        _row(0, 1.0, 1.0, 1.0, batch=64),  # another batch size: its own summary
+    ]
+    big, small = bench.scaling_summary(rows)
+    assert big["batch"] == 2048 and big["repeats"] == 2 and small["batch"] == 64
+    assert big["median"]["2"] == {
+        "decisions_per_s": 160.0,
+        "decisions_per_total_cpu_s": 180.0,
+        "decisions_per_critical_cpu_s": 350.0,
+    }
+    assert big["speedup_wall_2_vs_1"] == 1.6  # 160 / 100
+    assert big["speedup_critical_cpu_2_vs_1"] == round(350 / 190, 3)
+    assert big["overhead_k1_total_cpu"] == 0.05  # 1 - 190 / 200
+    assert big["overhead_k1_wall"] == round(1 - 100 / 110, 4)
+    assert "speedup_wall_2_vs_1" not in small and "overhead_k1_wall" not in small
+
+
+def test_sb3_and_workers_rows(bench, capsys):
+    bench.main(["--paths", "sb3", "--batch", "3", "--seconds", "0.05"])
+    bench.main(["--batch", "3", "--workers", "0", "1", "--seconds", "0.05"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["bench"] for r in rows] == ["sb3", "env", "env", "scaling"]
+    sb3 = rows[0]
+    assert sb3["learner_steps"] == 3 * sb3["vec_steps"] > 0 and sb3["learner_steps_per_s"] > 0
+    assert [r["workers"] for r in rows[1:3]] == [0, 1]
+    summary = rows[3]
+    assert summary["repeats"] == 1 and set(summary["median"]) == {"0", "1"}
+    assert "overhead_k1_total_cpu" in summary and summary["commit"] is not None
+    assert all("loadavg_1m" in r for r in rows)

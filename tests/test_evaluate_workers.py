@@ -1,0 +1,58 @@
+"""``scripts/evaluate.py --workers``: batches in worker processes give the in-process results
+for agents without mutable state; a bad value is a one-line usage error."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _evaluate():
+    spec = importlib.util.spec_from_file_location("evaluate", ROOT / "scripts" / "evaluate.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _args(out: Path, workers: int) -> list[str]:
+    return [
+        "--agent", "rule", "--opponent", "rule-defensive", "--walls", "2", "--seed", "2",
+        "--batch-size", "4", "--out", str(out), "--no-progress", "--workers", str(workers),
+    ]  # fmt: skip
+
+
+def test_workers_give_the_in_process_results(tmp_path, capsys):
+    ev = _evaluate()
+    ref = ev.run(_args(tmp_path / "w0", 0))
+    got = ev.run(_args(tmp_path / "w2", 2))  # 8 games in 2 batches, one per process
+    for f in ("seats", "points", "winner_pos", "payer_pos", "end_reason", "placement"):
+        np.testing.assert_array_equal(getattr(got, f), getattr(ref, f), err_msg=f)
+    assert [s.hands for s in got.stats] == [8, 24]
+    assert (ref.winner_pos >= 0).any()  # hands were won, so points are not all zero
+    saved = json.loads((tmp_path / "w2" / "eval.json").read_text())
+    assert saved["meta"]["args"]["workers"] == 2
+    assert "rule - rule-defensive (points per hand, 2 walls)" in capsys.readouterr().out
+
+
+def test_bad_workers_is_a_usage_error(capsys):
+    assert _evaluate().main(["--agent", "rule", "--workers", "-2"]) == 2
+    assert "evaluate.py: error: --workers must be >= -1, got -2" in capsys.readouterr().err
+
+
+def test_help_lists_workers(capsys):
+    with pytest.raises(SystemExit):
+        _evaluate().main(["--help"])
+    assert "--workers WORKERS" in capsys.readouterr().out
+
+
+def test_workers_with_an_outside_bot_is_a_usage_error(capsys):
+    """Outside bot processes (``cmd:``) cannot be copied into worker processes."""
+    argv = ["--agent", "rule", "--opponent", "cmd:python -c pass", "--workers", "2"]
+    assert _evaluate().main(argv) == 2
+    assert "--workers needs agents without outside processes (cmd:)" in capsys.readouterr().err
