@@ -425,7 +425,7 @@ def ppo_update(
                     ref_logits, _ = reference(obs_pol[mb].to(device), mask_t[mb].to(device))
                 logp_all = torch.log_softmax(logits, dim=1)
                 ref_all = torch.log_softmax(ref_logits, dim=1)
-                legal = mask_t[mb].to(device)
+                legal = mask_t[mb].to(device).bool()  # stored masks may be int8
                 terms = torch.where(legal, logp_all.exp() * (logp_all - ref_all), 0.0)
                 kl_ref = terms.sum(dim=1).mean()
             if value_only:

@@ -192,6 +192,13 @@ def test_kl_penalty_to_the_reference_policy_is_the_masked_kl():
     zeros = np.zeros(n, np.float32)
     out = ppo_update(net, opt, buf, zeros, zeros, cfg, np.random.default_rng(0), reference=ref)
     assert expect > 0 and out["kl_ref"] == pytest.approx(expect, rel=1e-4)
+    # reproducer: int8 masks in the buffer (the pool rollouts store them so) failed in
+    # torch.where; the same KL comes out
+    net2 = _tiny_net(75)
+    buf8 = {**buf, "mask": buf["mask"].astype(np.int8)}
+    opt2 = torch.optim.Adam(net2.parameters(), lr=1e-3)
+    out8 = ppo_update(net2, opt2, buf8, zeros, zeros, cfg, np.random.default_rng(0), reference=ref)
+    assert out8["kl_ref"] == pytest.approx(expect, rel=1e-4)
     # without a reference (or kl_coef 0) no penalty is computed
     out = ppo_update(net, opt, buf, zeros, zeros, cfg, np.random.default_rng(0))
     assert out["kl_ref"] == 0.0
