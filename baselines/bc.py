@@ -96,7 +96,7 @@ def collect_demonstrations(
     obs_l, mask_l, act_l, ret_l, hand_l = [], [], [], [], []
     wins = 0
     bar = tqdm(
-        total=hands, desc="BC data (rule-based self-play)", unit="hand", disable=not progress
+        total=hands, desc=f"BC data ({agent.name} self-play)", unit="hand", disable=not progress
     )
     done = 0
     chunk_id = 0

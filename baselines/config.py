@@ -76,8 +76,12 @@ class NetworkConfig:
 
 @dataclass(frozen=True)
 class BCConfig:
-    """Behaviour cloning from hands played by four RuleBasedAgents."""
+    """Behaviour cloning from hands played by four copies of a teacher agent."""
 
+    teacher: str = "rule"
+    """the agent imitated, four copies of it playing each other: ``rule``
+    (RuleBasedAgent), ``rule-lookahead`` (LookaheadAgent, stronger), ``rule-defensive``,
+    ``random`` (:data:`baselines.agents.AGENT_SPECS`)."""
     hands: int = 2048
     """number of hands played to collect (observation, mask, action) samples."""
     batch_envs: int = 128
@@ -125,6 +129,13 @@ class PPOConfig:
     """clip the value loss like the policy ratio."""
     ent_coef: float = 0.01
     """entropy bonus coefficient."""
+    kl_coef: float = 0.0
+    """coefficient of a penalty ``KL(policy || reference)`` per decision (mean over the
+    minibatch, over the legal actions), the reference being the policy PPO starts from (the BC
+    policy): keeps fine-tuning close to it. 0 = no penalty."""
+    value_warmup: int = 0
+    """the first this many iterations train only the value head (or the oracle critic) on
+    the rollouts, the policy frozen; the policy updates start after them."""
     vf_coef: float = 0.5
     """value loss coefficient."""
     max_grad_norm: float = 0.5

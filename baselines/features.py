@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from baselines.hand_plans import NUM_FEATURES, rule_features, tables
+from baselines.hand_plans import NUM_FEATURES, rule_features, tables, view_arrays
 from mcr_env.encoding import get_encoder, register_encoder
 from mcr_env.encoding.seat_view import SeatView
 
@@ -77,28 +77,81 @@ class RuleFeatureEncoder:
         if len(games) == 0:
             return out
         view = SeatView.from_state(state, games, seats)
+        out[:, self.base.num_channels :] = self._features(
+            view, np.asarray(state.tile_in_play[games], dtype=np.int64)
+        )
+        return out
+
+    def _features(self, view: SeatView, tile_in_play: np.ndarray) -> np.ndarray:
         gc, gn, hon = tables()
-        out[:, self.base.num_channels :] = rule_features(
-            np.ascontiguousarray(view.hand, dtype=np.int8),
-            np.ascontiguousarray(view.meld_kind, dtype=np.int8),
-            np.ascontiguousarray(view.meld_tile, dtype=np.int8),
-            np.ascontiguousarray(view.visible, dtype=np.int8),
-            np.asarray(state.tile_in_play[games], dtype=np.int64),
+        return rule_features(
+            *view_arrays(view),
+            tile_in_play,
             self.claim_margin,
             self.sharpness,
             gc,
             gn,
             hon,
         )
-        return out
+
+
+class LookaheadFeatureEncoder(RuleFeatureEncoder):
+    """Encoder ``base`` + :data:`baselines.lookahead.NUM_LOOK_FEATURES` channels of the
+    look-ahead agent (:func:`baselines.lookahead.lookahead_features`: the rule features with
+    the look-ahead agent's parameters, its chosen discard and the expected value after the next
+    draw of its looked-ahead discards); id ``<base>+look-v0``, ``(C, 34) float32``.
+
+    Args:
+        base_id: the encoder whose channels come first.
+        claim_margin, sharpness, top_k: the look-ahead agent's parameters (defaults: those of
+            :class:`baselines.agents.LookaheadAgent`).
+    """
+
+    def __init__(
+        self,
+        base_id: str = "planes-v0",
+        claim_margin: float | None = None,
+        sharpness: float | None = None,
+        top_k: int | None = None,
+    ) -> None:
+        from baselines.lookahead import DEFAULTS, NUM_LOOK_FEATURES
+
+        super().__init__(
+            base_id,
+            DEFAULTS["claim_margin"] if claim_margin is None else claim_margin,
+            DEFAULTS["sharpness"] if sharpness is None else sharpness,
+        )
+        self.top_k = int(DEFAULTS["top_k"] if top_k is None else top_k)
+        self.id = f"{base_id}+look-v0"
+        self.num_channels = self.base.num_channels + NUM_LOOK_FEATURES
+        self.shape = (self.num_channels, 34)
+
+    def __repr__(self) -> str:
+        return f"LookaheadFeatureEncoder({self.id!r}, C={self.num_channels})"
+
+    def _features(self, view: SeatView, tile_in_play: np.ndarray) -> np.ndarray:
+        from baselines.lookahead import lookahead_features
+
+        gc, gn, hon = tables()
+        return lookahead_features(
+            *view_arrays(view),
+            tile_in_play,
+            self.claim_margin,
+            self.sharpness,
+            self.top_k,
+            gc,
+            gn,
+            hon,
+        )
 
 
 def _register() -> None:
     for base in ("planes-v0", "oracle-v0"):
-        try:
-            register_encoder(f"{base}+rule-v0", lambda b=base: RuleFeatureEncoder(b))
-        except ValueError:  # already registered (module reloaded)
-            pass
+        for suffix, cls in (("rule-v0", RuleFeatureEncoder), ("look-v0", LookaheadFeatureEncoder)):
+            try:
+                register_encoder(f"{base}+{suffix}", lambda b=base, k=cls: k(b))
+            except ValueError:  # already registered (module reloaded)
+                pass
 
 
 _register()

@@ -598,6 +598,16 @@ def hand_value(counts: Sequence[int], melds: Sequence[Meld] = (), sharpness: flo
     return float(_hand_value(c, mchow, mtile, m, gc, gn, hon, out, rem, float(sharpness)))
 
 
+def view_arrays(view) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The compiled functions' inputs from a :class:`mcr_env.encoding.seat_view.SeatView`:
+    contiguous ``int8`` copies of ``hand (N, 34)``, ``meld_kind (N, 4)``, ``meld_tile (N, 4)``
+    and ``visible (N, 34)``."""
+    return tuple(
+        np.ascontiguousarray(a, dtype=np.int8)
+        for a in (view.hand, view.meld_kind, view.meld_tile, view.visible)
+    )
+
+
 # ------------------------------------------------------------------ the rule agent's decisions
 # Action layout of mcr_env.engine.actions (docs/design.md): 0 Pass, 1 Hu, 2 + t Play, 36-98 Chi,
 # 99 + t Peng, 133 + t Gang, 167 + t AnGang, 201 + t BuGang.
@@ -730,6 +740,80 @@ def _claim_value(kind, t, claimed, c, mchow, mtile, m, vis, gc, gn, hon, out, re
 
 
 @njit(cache=True)
+def _kong_action(legal, c, mchow, mtile, m, best_v, gc, gn, hon, out, rem, sharpness, act_tile):
+    """The first legal AnGang / BuGang (in action order) after which the hand's value is at
+    least ``best_v`` (the best discard's), or -1. ``c`` and the melds are restored."""
+    for a in range(_ANGANG, _BUGANG + 34):
+        if not legal[a]:
+            continue
+        t = act_tile[a]
+        if a < _BUGANG:
+            c[t] -= 4
+            mchow[m] = 0
+            mtile[m] = t
+            v = _hand_value(c, mchow, mtile, m + 1, gc, gn, hon, out, rem, sharpness)
+            c[t] += 4
+        else:
+            c[t] -= 1
+            v = _hand_value(c, mchow, mtile, m, gc, gn, hon, out, rem, sharpness)
+            c[t] += 1
+        if v >= best_v:
+            return a
+    return -1
+
+
+@njit(cache=True)
+def _claim_action(
+    legal,
+    c,
+    mchow,
+    mtile,
+    m,
+    vis,
+    claim_margin,
+    gc,
+    gn,
+    hon,
+    out,
+    rem,
+    sharpness,
+    act_kind,
+    act_tile,
+    chi_claimed_tile,
+):
+    """A claim round's answer: the legal Chi / Peng / Gang of highest :func:`_claim_value`
+    if it beats ``claim_margin`` x the current hand's value, else Pass (action 0)."""
+    best_a = _PASS
+    best_v = _hand_value(c, mchow, mtile, m, gc, gn, hon, out, rem, sharpness) * claim_margin
+    for a in range(legal.shape[0]):
+        if not legal[a]:
+            continue
+        kind = act_kind[a]
+        if kind < 3 or kind > 5:  # only Chi (3), Peng (4), Gang (5) claim
+            continue
+        v = _claim_value(
+            kind,
+            act_tile[a],
+            chi_claimed_tile[a],
+            c,
+            mchow,
+            mtile,
+            m,
+            vis,
+            gc,
+            gn,
+            hon,
+            out,
+            rem,
+            sharpness,
+        )
+        if v > best_v:
+            best_a = a
+            best_v = v
+    return best_a
+
+
+@njit(cache=True)
 def rule_decisions(
     hand,
     meld_kind,
@@ -802,24 +886,9 @@ def rule_decisions(
                 c, mchow, mtile, m, vis, playable, gc, gn, hon, out, rem, sharpness
             )
             choice = _PLAY + best_t
-            kong = -1
-            for a in range(_ANGANG, _BUGANG + 34):
-                if not legal[a]:
-                    continue
-                t = act_tile[a]
-                if a < _BUGANG:
-                    c[t] -= 4
-                    mchow[m] = 0
-                    mtile[m] = t
-                    v = _hand_value(c, mchow, mtile, m + 1, gc, gn, hon, out, rem, sharpness)
-                    c[t] += 4
-                else:
-                    c[t] -= 1
-                    v = _hand_value(c, mchow, mtile, m, gc, gn, hon, out, rem, sharpness)
-                    c[t] += 1
-                if v >= best_v:
-                    kong = a
-                    break
+            kong = _kong_action(
+                legal, c, mchow, mtile, m, best_v, gc, gn, hon, out, rem, sharpness, act_tile
+            )
             if kong >= 0:
                 res[row] = kong
                 continue
@@ -849,34 +918,24 @@ def rule_decisions(
             if _min_distance(c, mchow, mtile, m, gc, gn, hon, out, rem) >= defend_distance:
                 res[row] = _PASS
                 continue
-        best_a = _PASS
-        best_v = _hand_value(c, mchow, mtile, m, gc, gn, hon, out, rem, sharpness) * claim_margin
-        for a in range(legal.shape[0]):
-            if not legal[a]:
-                continue
-            kind = act_kind[a]
-            if kind < 3 or kind > 5:  # only Chi (3), Peng (4), Gang (5) claim
-                continue
-            v = _claim_value(
-                kind,
-                act_tile[a],
-                chi_claimed_tile[a],
-                c,
-                mchow,
-                mtile,
-                m,
-                vis,
-                gc,
-                gn,
-                hon,
-                out,
-                rem,
-                sharpness,
-            )
-            if v > best_v:
-                best_a = a
-                best_v = v
-        res[row] = best_a
+        res[row] = _claim_action(
+            legal,
+            c,
+            mchow,
+            mtile,
+            m,
+            vis,
+            claim_margin,
+            gc,
+            gn,
+            hon,
+            out,
+            rem,
+            sharpness,
+            act_kind,
+            act_tile,
+            chi_claimed_tile,
+        )
     return res
 
 

@@ -40,7 +40,12 @@ TensorBoard scalars: ``charts/learning_rate``, ``charts/SPS`` (stored decisions 
 ``charts/win_rate``, ``charts/learner_points`` (mean settlement per learner seat per hand),
 ``charts/mean_win_points``, ``charts/draw_rate``, ``charts/decisions_per_hand``,
 ``losses/value_loss``, ``losses/policy_loss``, ``losses/entropy``, ``losses/old_approx_kl``,
-``losses/approx_kl``, ``losses/clipfrac``, ``losses/explained_variance``.
+``losses/approx_kl``, ``losses/kl_ref`` (KL to the starting policy, ``kl_coef``),
+``losses/clipfrac``, ``losses/explained_variance``.
+
+**Staying close to BC.** ``value_warmup`` iterations first fit the value head alone (the
+policy frozen: the BC value head was fitted to the teacher's self-play, not to the pool);
+``kl_coef`` adds a penalty on the KL divergence from the policy PPO started from.
 """
 
 from __future__ import annotations
@@ -71,7 +76,7 @@ __all__ = [
     "train_ppo",
 ]
 
-POOL_ENTRIES = ("self", "rule", "rule-defensive", "random", "past")
+POOL_ENTRIES = ("self", "rule", "rule-defensive", "rule-lookahead", "random", "past")
 """Valid entries of ``PPOConfig.pool``."""
 
 
@@ -91,7 +96,8 @@ def policy_channels(env_encoder_id: str, policy_encoder_id: str) -> np.ndarray:
     planes, oracle = get_encoder("planes-v0").num_channels, get_encoder("oracle-v0").num_channels
     if policy_encoder_id == "planes-v0" and env_encoder_id.startswith("oracle-v0"):
         return np.arange(planes)
-    if policy_encoder_id == "planes-v0+rule-v0" and env_encoder_id == "oracle-v0+rule-v0":
+    feats = policy_encoder_id.removeprefix("planes-v0+")
+    if feats in ("rule-v0", "look-v0") and env_encoder_id == f"oracle-v0+{feats}":
         extra = get_encoder(policy_encoder_id).num_channels - planes
         return np.concatenate([np.arange(planes), oracle + np.arange(extra)])
     raise ValueError(f"policy encoder {policy_encoder_id!r} is not part of {env_encoder_id!r}")
@@ -362,9 +368,17 @@ def ppo_update(
     critic: nn.Module | None = None,
     pol_idx: np.ndarray | None = None,
     device: torch.device | str = "cpu",
+    reference: nn.Module | None = None,
+    value_only: bool = False,
 ) -> dict:
     """``cfg.update_epochs`` epochs of clipped PPO on one rollout; returns the last
-    minibatch's losses and the mean clip fraction."""
+    minibatch's losses (``kl_ref``: the mean ``KL(policy || reference)`` over legal actions,
+    0 without a reference) and the mean clip fraction.
+
+    ``reference``: a frozen policy; with ``cfg.kl_coef > 0`` the loss adds ``cfg.kl_coef x``
+    the mean KL from the current policy to it. ``value_only``: the loss is the value loss
+    alone (the value-warm-up iterations; the optimizer should then hold only value-head or
+    critic parameters)."""
     t = len(buf["action"])
     obs_full = torch.from_numpy(buf["obs"])
     obs_pol = obs_full if pol_idx is None else torch.from_numpy(buf["obs"][:, pol_idx])
@@ -405,7 +419,24 @@ def ppo_update(
             else:
                 v_loss = 0.5 * ((newvalue - r_mb) ** 2).mean()
             entropy_loss = entropy.mean()
-            loss = pg_loss - cfg.ent_coef * entropy_loss + cfg.vf_coef * v_loss
+            kl_ref = torch.zeros((), device=logits.device)
+            if reference is not None and cfg.kl_coef > 0 and not value_only:
+                with torch.no_grad():
+                    ref_logits, _ = reference(obs_pol[mb].to(device), mask_t[mb].to(device))
+                logp_all = torch.log_softmax(logits, dim=1)
+                ref_all = torch.log_softmax(ref_logits, dim=1)
+                legal = mask_t[mb].to(device).bool()  # stored masks may be int8
+                terms = torch.where(legal, logp_all.exp() * (logp_all - ref_all), 0.0)
+                kl_ref = terms.sum(dim=1).mean()
+            if value_only:
+                loss = cfg.vf_coef * v_loss
+            else:
+                loss = (
+                    pg_loss
+                    - cfg.ent_coef * entropy_loss
+                    + cfg.vf_coef * v_loss
+                    + cfg.kl_coef * kl_ref
+                )
             optimizer.zero_grad()
             loss.backward()
             params = [p for g in optimizer.param_groups for p in g["params"]]
@@ -417,14 +448,17 @@ def ppo_update(
                 "entropy": float(entropy_loss.item()),
                 "old_approx_kl": float(old_approx_kl.item()),
                 "approx_kl": float(approx_kl.item()),
+                "kl_ref": float(kl_ref.item()),
             }
     out["clipfrac"] = float(np.mean(clipfracs)) if clipfracs else 0.0
     return out
 
 
 def _make_opponent(entry: str, seed: int):
-    from baselines.agents import RandomAgent, RuleBasedAgent
+    from baselines.agents import LookaheadAgent, RandomAgent, RuleBasedAgent
 
+    if entry == "rule-lookahead":
+        return LookaheadAgent(name="pool-rule-lookahead")
     if entry == "rule":
         return RuleBasedAgent(name="pool-rule")
     if entry == "rule-defensive":
@@ -613,6 +647,16 @@ def _iterations(
         critic.to(device).eval()
         params += list(critic.parameters())
     optimizer = torch.optim.Adam(params, lr=cfg.lr, eps=1e-5)
+    value_params = (
+        list(critic.parameters())
+        if critic is not None
+        else [*net.value_conv.parameters(), *net.value_fc.parameters()]
+    )
+    value_optimizer = torch.optim.Adam(value_params, lr=cfg.lr, eps=1e-5)
+    reference = copy.deepcopy(net).eval() if cfg.kl_coef > 0 else None
+    if reference is not None:
+        for p in reference.parameters():
+            p.requires_grad_(False)
     pool = tuple(cfg.pool)
     opponents = [_make_opponent(e, seed + k) for k, e in enumerate(pool)]
     past_net = copy.deepcopy(net).eval()
@@ -653,7 +697,21 @@ def _iterations(
         adv, ret = per_seat_gae(buf["key"], buf["value"], buf["reward"], cfg.gamma, cfg.gae_lambda)
         won = winners >= 0
         win_pts = points[np.nonzero(won)[0], winners[won]] if won.any() else np.zeros(0)
-        losses = ppo_update(net, optimizer, buf, adv, ret, cfg, rng, critic, pol_idx, device)
+        warm = iteration <= cfg.value_warmup
+        losses = ppo_update(
+            net,
+            value_optimizer if warm else optimizer,
+            buf,
+            adv,
+            ret,
+            cfg,
+            rng,
+            critic,
+            pol_idx,
+            device,
+            reference=reference,
+            value_only=warm,
+        )
         var_y = float(np.var(ret))
         explained_var = np.nan if var_y == 0 else 1 - float(np.var(ret - buf["value"])) / var_y
         sps = global_step / max(time.time() - start, 1e-9)
@@ -676,7 +734,14 @@ def _iterations(
                 writer.add_scalar("charts/mean_win_points", summary["mean_win_points"], global_step)
             writer.add_scalar("charts/draw_rate", summary["draw_rate"], global_step)
             writer.add_scalar("charts/decisions_per_hand", t / cfg.num_envs, global_step)
-            for k in ("value_loss", "policy_loss", "entropy", "old_approx_kl", "approx_kl"):
+            for k in (
+                "value_loss",
+                "policy_loss",
+                "entropy",
+                "old_approx_kl",
+                "approx_kl",
+                "kl_ref",
+            ):
                 writer.add_scalar(f"losses/{k}", losses[k], global_step)
             writer.add_scalar("losses/clipfrac", losses["clipfrac"], global_step)
             writer.add_scalar("losses/explained_variance", explained_var, global_step)

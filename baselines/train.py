@@ -79,15 +79,11 @@ BLOCK_SIZE = 1_000_000
 
 
 def _opponent(name: str, seed: int):
-    from baselines.agents import RandomAgent, RuleBasedAgent
+    from baselines.agents import AGENT_SPECS, make_agent
 
-    if name == "random":
-        return RandomAgent(seed=seed, name="random")
-    if name == "rule":
-        return RuleBasedAgent(name="rule")
-    if name == "rule-defensive":
-        return RuleBasedAgent(defensive=True, name="rule-defensive")
-    raise ValueError(f"unknown opponent {name!r}; valid: random, rule, rule-defensive")
+    if name not in AGENT_SPECS:
+        raise ValueError(f"unknown opponent {name!r}; valid: {', '.join(AGENT_SPECS)}")
+    return make_agent(name, seed=seed)
 
 
 def evaluate_policy(
@@ -192,12 +188,17 @@ def validate(cfg: RunConfig) -> None:
             check()
         except (TypeError, ValueError, KeyError) as e:
             raise type(e)(f"config {key}: {e}") from e
-    for name in cfg.eval.opponents:
-        if name not in ("random", "rule", "rule-defensive"):
-            raise ValueError(
-                f"config eval.opponents: unknown opponent {name!r}; valid: random, rule, "
-                "rule-defensive"
-            )
+    from baselines.agents import AGENT_SPECS
+
+    for key, what, names in (
+        ("eval.opponents", "opponent", cfg.eval.opponents),
+        ("bc.teacher", "teacher", (cfg.bc.teacher,)),
+    ):
+        for name in names:
+            if name not in AGENT_SPECS:
+                raise ValueError(
+                    f"config {key}: unknown {what} {name!r}; valid: {', '.join(AGENT_SPECS)}"
+                )
     if cfg.bc.data and not Path(cfg.bc.data).is_file():
         raise ValueError(f"config bc.data: no such file {cfg.bc.data!r}")
     if cfg.eval.selection_block == cfg.eval.report_block:
@@ -270,16 +271,24 @@ def run(cfg: RunConfig, progress: bool = True) -> dict:
         if cfg.bc.data:  # a dataset file, e.g. Botzone match logs (scripts/botzone_logs.py)
             demos = load_demonstrations(cfg.bc.data, encoder.num_channels)
         else:
+            from baselines.agents import make_agent
+
             demos = collect_demonstrations(
-                cfg.bc.hands, cfg.bc.batch_envs, cfg.seed, cfg.env, progress=progress
+                cfg.bc.hands,
+                cfg.bc.batch_envs,
+                cfg.seed,
+                cfg.env,
+                progress=progress,
+                teacher=make_agent(cfg.bc.teacher, seed=cfg.seed),
             )
         meta["bc_data"] = {
             "hands": demos.hands,
             "samples": int(len(demos.action)),
-            "rule_selfplay_win_rate": demos.win_rate,
+            "teacher": None if cfg.bc.data else cfg.bc.teacher,
+            "teacher_selfplay_win_rate": demos.win_rate,
             "seconds": time.time() - t0,
         }
-        source = cfg.bc.data or "rule-based self-play"
+        source = cfg.bc.data or f"{cfg.bc.teacher} self-play"
         if cfg.bc.data:
             meta["bc_data"]["source"] = cfg.bc.data
         print(

@@ -20,13 +20,14 @@ import time
 import numpy as np
 from bench_engine import _meta, _rates
 
-from baselines.agents import RandomAgent, RuleBasedAgent
+from baselines.agents import LookaheadAgent, RandomAgent, RuleBasedAgent
 from mcr_env.engine import MCREngine
 from mcr_env.eval.play import play_games
 
 AGENTS = {
     "rule": lambda: RuleBasedAgent(),
     "rule-defensive": lambda: RuleBasedAgent(defensive=True),
+    "rule-lookahead": lambda: LookaheadAgent(),
     "random": lambda: RandomAgent(seed=0),
 }
 

@@ -24,7 +24,7 @@ def test_shipped_configs_load(name):
 def test_default_yaml_values():
     cfg = load_config(ROOT / "configs" / "default.yaml")
     assert cfg.name == "default"
-    assert cfg.env.encoder == "planes-v0+rule-v0"
+    assert cfg.env.encoder == "planes-v0+look-v0" and cfg.bc.teacher == "rule-lookahead"
     assert cfg.device == "auto" and cfg.torch_threads == 1
     assert cfg.eval.opponents == ("random", "rule")
     assert cfg.eval.permutations == "rotations"

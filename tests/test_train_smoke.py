@@ -55,6 +55,7 @@ def test_train_then_evaluate_smoke(tmp_path, capsys):
     meta = json.loads((run_dir / "meta.json").read_text(), parse_constant=strict)
     json.loads((run_dir / "eval.json").read_text(), parse_constant=strict)
     assert meta["git_commit"] and meta["bc"]["samples"] > 0 and meta["ppo"]["iteration"] == 2
+    assert meta["bc_data"]["teacher"] == "rule-lookahead"
     ck = torch.load(run_dir / "final.pt", weights_only=True)
     assert ck["config"]["channels"] == 16
     assert list((run_dir / "tb").iterdir())
@@ -106,6 +107,7 @@ def test_train_then_evaluate_smoke(tmp_path, capsys):
         ("env.rules={wall_layout: hexagonal}", "config env.rules: RulesConfig.wall_layout"),
         ("eval.opponents=[rule, wizard]", "config eval.opponents: unknown opponent 'wizard'"),
         ("eval.permutations=some", "config eval.permutations"),
+        ("bc.teacher=oracle", "config bc.teacher: unknown teacher 'oracle'"),
     ],
 )
 def test_bad_config_leaves_no_run_directory(tmp_path, override, message):

@@ -133,5 +133,72 @@ def test_trainer_config_selects_the_reward_and_oracle_critic(tmp_path):
         *range(75),
         *range(98, 107),
     ]
+    assert policy_channels("oracle-v0+look-v0", "planes-v0+look-v0").tolist() == [
+        *range(75),
+        *range(98, 108),
+    ]
     with pytest.raises(ValueError, match="unknown reward|valid"):
         train_ppo(_tiny_net(75), cfg, EnvConfig(reward="no-such-reward"), seed=5, progress=False)
+
+
+def test_value_warmup_freezes_the_policy_and_kl_penalty_is_reported(tmp_path):
+    """value_warmup iterations change only the value head; kl_coef adds KL(policy || start)."""
+    cfg = PPOConfig(
+        iterations=2,
+        num_envs=2,
+        update_epochs=1,
+        pool=("self", "rule"),
+        value_warmup=1,
+        checkpoint_every=1,
+        kl_coef=0.5,
+    )
+    net = _tiny_net(75)
+    start = {k: v.detach().clone() for k, v in net.state_dict().items()}
+    seen = {}
+
+    def after(it, n):
+        seen[it] = {k: v.detach().clone() for k, v in n.state_dict().items()}
+
+    out = train_ppo(net, cfg, EnvConfig(), seed=5, progress=False, callback=after)
+    assert out["iteration"] == 2
+    warm = seen[1]
+    for k, v in start.items():
+        if v.dtype.is_floating_point and not k.endswith(("running_mean", "running_var")):
+            assert (not torch.equal(v, warm[k])) == k.startswith("value_"), k
+    # the second iteration updates the policy (with the KL penalty on)
+    assert any(not torch.equal(warm[k], seen[2][k]) for k in start if k.startswith("policy_"))
+    assert np.isfinite(out["kl_ref"]) and out["kl_ref"] >= 0.0
+
+
+def test_kl_penalty_to_the_reference_policy_is_the_masked_kl():
+    from baselines.ppo import ppo_update
+    from mcr_env.envs.batch import MCRBatchEnv
+
+    env = MCRBatchEnv(2, autoreset_mode="disabled", observe="packed")
+    net = _tiny_net(75)
+    torch.manual_seed(1)
+    ref = PolicyValueNet(75, NetworkConfig(channels=8, blocks=1, hidden=16)).eval()
+    learner = np.ones((2, 4), bool)
+    buf, _ = rollout(net, env, 3, torch.Generator().manual_seed(0), learner, [], np.full(2, -1))
+    n = len(buf["action"])
+    cfg = PPOConfig(update_epochs=1, minibatch_size=n, kl_coef=0.1)
+    with torch.no_grad():
+        obs, mask = torch.from_numpy(buf["obs"]), torch.from_numpy(buf["mask"])
+        p = torch.softmax(net(obs, mask)[0], 1)
+        q = torch.softmax(ref(obs, mask)[0], 1)
+        legal = mask & (p > 0)
+        expect = torch.where(legal, p * (p.log() - q.log()), 0.0).sum(1).mean().item()
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    zeros = np.zeros(n, np.float32)
+    out = ppo_update(net, opt, buf, zeros, zeros, cfg, np.random.default_rng(0), reference=ref)
+    assert expect > 0 and out["kl_ref"] == pytest.approx(expect, rel=1e-4)
+    # reproducer: int8 masks in the buffer (the pool rollouts store them so) failed in
+    # torch.where; the same KL comes out
+    net2 = _tiny_net(75)
+    buf8 = {**buf, "mask": buf["mask"].astype(np.int8)}
+    opt2 = torch.optim.Adam(net2.parameters(), lr=1e-3)
+    out8 = ppo_update(net2, opt2, buf8, zeros, zeros, cfg, np.random.default_rng(0), reference=ref)
+    assert out8["kl_ref"] == pytest.approx(expect, rel=1e-4)
+    # without a reference (or kl_coef 0) no penalty is computed
+    out = ppo_update(net, opt, buf, zeros, zeros, cfg, np.random.default_rng(0))
+    assert out["kl_ref"] == 0.0
