@@ -272,7 +272,8 @@ def collect_rollout(
         stats: optional dict that receives counts and wall-clock seconds: ``steps``,
             ``decisions`` (acting seats answered), ``policy_rows`` (those that went through
             the network), ``env_seconds`` (reset/step), ``forward_seconds`` (forward passes
-            and sampling), ``seconds`` (all).
+            and sampling), ``seconds`` (all), and ``forward_cpu_seconds`` (this process's CPU
+            time in the forward passes and sampling).
         buffer: a :class:`RolloutBuffer` to write the transitions into and to reuse (the
             returned arrays are then views of it, valid until its next rollout); None = a
             fresh one (the arrays are owned by the result).
@@ -297,7 +298,7 @@ def collect_rollout(
     inet = inference_copy(net) if fuse else net
     obs, _ = env.reset(seed=seed)
     t_env = time.perf_counter() - t_start
-    t_fwd = 0.0
+    t_fwd = c_fwd = 0.0
     n_dec = n_rows = 0
     b = env.num_tables
     # untouched capacity costs address space only (pages are committed when written)
@@ -317,7 +318,7 @@ def collect_rollout(
             actions[games[forced], seats[forced]] = masks[forced].argmax(axis=1)
         rows = np.flatnonzero(free)
         if len(rows):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             sl = buf.extend(len(rows))
             o, m = buf["obs"][sl], buf["mask"][sl]
             np.take(obs["observation"], rows, axis=0, out=o)
@@ -327,6 +328,7 @@ def collect_rollout(
             gg = g + first_table
             a, logp = _sample(logits, counter_uniform(sample_seed, gg, s, np.full(len(g), t)))
             t_fwd += time.perf_counter() - t0
+            c_fwd += time.process_time() - c0
             n_rows += len(g)
             actions[g, s] = a
             buf["action"][sl] = a
@@ -349,6 +351,7 @@ def collect_rollout(
             policy_rows=n_rows,
             env_seconds=t_env,
             forward_seconds=t_fwd,
+            forward_cpu_seconds=c_fwd,
             seconds=time.perf_counter() - t_start,
         )
     return out, points, state.winner.copy()

@@ -113,6 +113,37 @@ def _policy(name: str, rng):
     raise ValueError(f"unknown policy {name!r}; valid: uniform, greedy")
 
 
+WARMUP_HANDS_PER_TABLE = 2
+"""Hands every table plays on average before the timing starts (see :func:`warm_up`)."""
+
+
+def warm_up(one_step, batch: int, seconds: float, max_seconds: float | None = None) -> dict:
+    """Play ``one_step() -> hands ended`` until ``WARMUP_HANDS_PER_TABLE * batch`` hands have
+    ended (at least 20 steps; at most ``max_seconds`` of wall clock, default
+    ``3 * seconds + 1``).
+
+    All tables are dealt at once, so for the first hand length (about 80 steps with
+    ``claim_round="options"``) no hand ends and then many end together: a window that starts
+    right after the deal counts the decisions of that first stretch but few hands (at B=4096
+    on a loaded machine the window held ~1 hand per 967 decisions instead of ~107). After
+    two hands per table the hand ends are spread over the steps and ``hands_per_s`` and
+    ``decisions_per_hand`` are those of steady play.
+
+    Returns:
+        ``{"warmup_steps", "warmup_hands", "warmup_steady"}`` (steady: the hand target was
+        reached within the time bound).
+    """
+    target = WARMUP_HANDS_PER_TABLE * batch
+    if max_seconds is None:
+        max_seconds = 3.0 * seconds + 1.0
+    limit = time.perf_counter() + max_seconds
+    steps = hands = 0
+    while steps < 20 or (hands < target and time.perf_counter() < limit):
+        hands += one_step()
+        steps += 1
+    return {"warmup_steps": steps, "warmup_hands": hands, "warmup_steady": hands >= target}
+
+
 def _rates(hands: int, decisions: int, t0: float, c0: float) -> dict:
     """Timing keys of a bench row, measured from ``t0`` (``time.perf_counter``) and ``c0``
     (``time.process_time``) to now: ``seconds``, ``hands_per_s``, ``decisions_per_s`` (wall
@@ -126,6 +157,24 @@ def _rates(hands: int, decisions: int, t0: float, c0: float) -> dict:
         "cpu_seconds": round(cpu, 3),
         "hands_per_cpu_s": round(hands / cpu, 1),
     }
+
+
+def _warm_engine(batch, seconds, layout, seed, claim_round, policy):
+    """An engine of ``batch`` games played by ``policy`` (finished games reset) up to steady
+    play (:func:`warm_up`): ``(engine, one_step, warm-up keys)``; ``one_step()`` plays one
+    more step and returns the hands it ended."""
+    eng = MCREngine(batch, RulesConfig(wall_layout=layout, claim_round=claim_round))
+    eng.reset(seed=seed)
+    act = _policy(policy, np.random.default_rng(seed))
+
+    def one_step() -> int:
+        eng.step(act(eng.legal_mask, eng.to_act, eng.state))
+        ended = int(eng.hand_over.sum())
+        if eng.terminated.any():
+            eng.reset(games=eng.terminated.copy())
+        return ended
+
+    return eng, one_step, warm_up(one_step, batch, seconds)
 
 
 def bench_engine(
@@ -146,25 +195,14 @@ def bench_engine(
         ``decisions_per_s`` (wall clock) and ``cpu_seconds``, ``hands_per_cpu_s`` (process
         CPU time: the fair figure on a shared machine).
     """
-    eng = MCREngine(batch, RulesConfig(wall_layout=layout, claim_round=claim_round))
-    eng.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    act = _policy(policy, rng)
-    # warm-up (table builds, first allocations)
-    for _ in range(20):
-        eng.step(act(eng.legal_mask, eng.to_act, eng.state))
-        if eng.terminated.any():
-            eng.reset(games=eng.terminated.copy())
+    eng, one_step, warm = _warm_engine(batch, seconds, layout, seed, claim_round, policy)
     hands = decisions = steps = 0
     t0 = time.perf_counter()
     c0 = time.process_time()
     while True:
         decisions += int(eng.to_act.sum())
-        eng.step(act(eng.legal_mask, eng.to_act, eng.state))
+        hands += one_step()
         steps += 1
-        hands += int(eng.hand_over.sum())
-        if eng.terminated.any():
-            eng.reset(games=eng.terminated.copy())
         if steps % 16 == 0 and time.perf_counter() - t0 >= seconds:
             break
     return {
@@ -176,6 +214,7 @@ def bench_engine(
         "decisions": decisions,
         "decisions_per_hand": round(decisions / max(hands, 1), 2),
         "steps": steps,
+        **warm,
         **_rates(hands, decisions, t0, c0),
     }
 
@@ -213,8 +252,13 @@ def bench_env(
     if policy == "greedy" and workers:
         raise ValueError("--policy greedy reads the engine's hands: use it with --workers 0")
     st = None if workers else env.engine.state
-    for _ in range(20):
-        obs, *_ = env.step(act(obs["action_mask"].view(bool), obs["to_act"], st))
+
+    def one_step() -> int:
+        nonlocal obs
+        obs, _, _, _, info = env.step(act(obs["action_mask"].view(bool), obs["to_act"], st))
+        return int(info["hand_over"].sum())
+
+    warm = warm_up(one_step, batch, seconds)
     hands = decisions = steps = 0
     w0 = env.worker_cpu_seconds() if workers else []
     t0 = time.perf_counter()
@@ -255,8 +299,59 @@ def bench_env(
         "decisions_per_hand": round(decisions / max(hands, 1), 2),
         "observations": decisions,
         "steps": steps,
+        **warm,
         **rates,
     }
+
+
+ENCODE_IDS = ("planes-v0", "oracle-v0", "planes-v1")
+"""Encoders timed by the ``encode`` path, in this order."""
+
+
+def bench_encode(
+    batch: int,
+    seconds: float,
+    layout: str = "official",
+    seed: int = 0,
+    claim_round: str = "options",
+    policy: str = "uniform",
+) -> dict:
+    """The encoders alone: ``encoder.encode(state, games, seats)`` (the public call, with its
+    argument checks) of every acting seat along ``policy`` play on ``batch`` tables, for each
+    encoder of :data:`ENCODE_IDS`; only the encode calls are timed (process CPU time), about
+    ``seconds / 3`` each.
+
+    Returns:
+        dict with ``rows_per_cpu_s`` and ``us_per_call`` per encoder id and
+        ``rows_per_call`` (mean acting seats per step).
+    """
+    from mcr_env.encoding import get_encoder
+
+    eng, one_step, warm = _warm_engine(batch, seconds, layout, seed, claim_round, policy)
+    encoders = [get_encoder(e) for e in ENCODE_IDS]
+    for enc in encoders:  # first calls (numba cache loads) outside the timing
+        enc.encode(eng.state, np.zeros(1, dtype=np.intp), np.zeros(1, dtype=np.intp))
+    out: dict = {"batch": batch, "layout": layout, "claim_round": claim_round, "policy": policy}
+    rows = calls = 0
+    for enc in encoders:
+        cpu = 0.0
+        n = k = 0
+        t_end = time.perf_counter() + seconds / len(encoders)
+        while time.perf_counter() < t_end or k < 16:
+            g, s = np.nonzero(eng.to_act)
+            c0 = time.process_time()
+            enc.encode(eng.state, g, s)
+            cpu += time.process_time() - c0
+            n += g.size
+            k += 1
+            one_step()
+        out[f"{enc.id}_rows_per_cpu_s"] = round(n / max(cpu, 1e-9), 1)
+        out[f"{enc.id}_us_per_call"] = round(cpu / k * 1e6, 2)
+        rows += n
+        calls += k
+    out["rows_per_call"] = round(rows / calls, 1)
+    out.update(warm)
+    return out
 
 
 def bench_gym(
@@ -450,10 +545,12 @@ def main(argv: list[str] | None = None) -> None:
         "--paths",
         nargs="+",
         default=["engine", "env"],
-        choices=["engine", "env", "gym", "sb3"],
+        choices=["engine", "env", "gym", "sb3", "encode"],
         help="engine: MCREngine alone; env: MCRBatchEnv (observations, masks, rewards); gym: "
         "the Gymnasium MCR-v0 single-table env (learner steps, use with --batch 1); sb3: the "
-        "SB3 VecEnv MCRSB3VecEnv over --batch tables (learner steps, random opponents)",
+        "SB3 VecEnv MCRSB3VecEnv over --batch tables (learner steps, random opponents); encode: "
+        "the encoders alone (planes-v0, oracle-v0, planes-v1 rows per CPU-second of the "
+        "acting seats)",
     )
     ap.add_argument(
         "--workers",
@@ -466,7 +563,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeat", type=int, default=1, help="rounds of the interleaved --workers")
     args = ap.parse_args(argv)
     meta = _meta()
-    benches = {"engine": bench_engine, "env": bench_env, "gym": bench_gym, "sb3": bench_sb3}
+    benches = {
+        "engine": bench_engine,
+        "env": bench_env,
+        "gym": bench_gym,
+        "sb3": bench_sb3,
+        "encode": bench_encode,
+    }
     runs = [
         (p, pol, b, cr, None)
         for p in args.paths

@@ -30,6 +30,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import torch
 
 import baselines.features  # noqa: F401  (registers planes-v0+rule-v0)
@@ -81,6 +82,83 @@ def inference_net(net: PolicyValueNet, mode: str, block_rows: int | None) -> tor
     return torch.jit.optimize_for_inference(torch.jit.freeze(traced.eval()))
 
 
+def forward_flops(net: torch.nn.Module) -> int:
+    """Floating-point operations of one observation row through ``net`` (2 per multiply-add
+    of every ``Conv1d`` and ``Linear``; BatchNorm, ReLU and the mask not counted), measured
+    with forward hooks on one zero row."""
+    total = 0
+
+    def hook(mod, inp, out):
+        nonlocal total
+        if isinstance(mod, torch.nn.Conv1d):
+            total += (
+                2
+                * out.shape[1]
+                * out.shape[2]
+                * (mod.in_channels // mod.groups)
+                * mod.kernel_size[0]
+            )
+        elif isinstance(mod, torch.nn.Linear):
+            total += 2 * mod.in_features * mod.out_features
+
+    hooks = [
+        m.register_forward_hook(hook)
+        for m in net.modules()
+        if isinstance(m, (torch.nn.Conv1d, torch.nn.Linear))
+    ]
+    try:
+        with torch.inference_mode():
+            net(torch.zeros(1, net.in_channels, 34), torch.ones(1, 235, dtype=torch.bool))
+    finally:
+        for h in hooks:
+            h.remove()
+    return total
+
+
+def projection(rows: list[dict], cores: int, gpu_tflops: float) -> dict:
+    """The projected rollout rate on ``cores`` CPU cores plus one GPU, from this run's rows.
+
+    Method: with the forward pass on the GPU, each decision still costs the CPU its
+    ``other_cpu_us_per_decision`` (env step, encoder, gathering, sampling glue, shard workers;
+    measured as CPU time, so independent of the load), taken from the sharded rows with the
+    most workers (the sharding overhead included; median over repeats). Shards and their
+    parents are independent processes (several parents, e.g. Ray actors, each with its
+    workers, sharing the GPU), so the CPU side gives ``cores / other_cpu``. The GPU side gives
+    ``gpu_tflops / (forward_flops_per_row x policy_rows / decisions)`` (``gpu_tflops`` is an
+    assumed sustained rate, not measured: no GPU here). The projection is the smaller one.
+    Not modelled: memory bandwidth shared by the cores, host-device copies (about 10 KB per
+    row), the latency of batching one forward across shards.
+    """
+    measured = [r for r in rows if "other_cpu_us_per_decision" in r]
+    kmax = max(r["workers"] for r in measured)
+    use = [r for r in measured if r["workers"] == kmax]
+    other = float(np.median([r["other_cpu_us_per_decision"] for r in use]))
+    rows_per_dec = float(np.median([r["policy_rows"] / r["decisions"] for r in use]))
+    flops = use[0]["forward_flops_per_row"]
+    cpu_bound = cores / (other * 1e-6)
+    # no network (--channels 0): nothing for a GPU to do, the CPU side is the projection
+    gpu_bound = gpu_tflops * 1e12 / (flops * rows_per_dec) if flops else float("inf")
+    return {
+        "bench": "rollout_projection",
+        "cores": cores,
+        "gpu_tflops_assumed": gpu_tflops,
+        "from_backend": use[0]["backend"],
+        "from_workers": kmax,
+        "rows_used": len(use),
+        "network": use[0]["network"],
+        "encoder": use[0]["encoder"],
+        "other_cpu_us_per_decision": round(other, 2),
+        "policy_rows_per_decision": round(rows_per_dec, 4),
+        "forward_flops_per_row": flops,
+        "cpu_bound_decisions_per_s": round(cpu_bound),
+        "gpu_bound_decisions_per_s": round(gpu_bound) if flops else None,
+        "projected_decisions_per_s": round(min(cpu_bound, gpu_bound)),
+        "projected_policy_rows_per_s": round(min(cpu_bound, gpu_bound) * rows_per_dec),
+        "method": "min(cores / CPU-us per decision outside the forward, GPU FLOP/s / FLOPs per "
+        "decision); see projection() in scripts/bench_rollout.py",
+    }
+
+
 def bench(backend: str, args, net, inet, k: int) -> dict:
     """Rollouts for about ``args.seconds`` on one backend; returns the row."""
     from mcr_env.envs.batch import MCRBatchEnv
@@ -100,7 +178,8 @@ def bench(backend: str, args, net, inet, k: int) -> dict:
         rr = RayRollouts(
             args.batch,
             net,
-            {"encoder": kw["encoder"]},
+            # the id: an encoder object arriving through Ray's object store has read-only arrays
+            {"encoder": args.encoder},
             num_actors=k,
             address=args.ray_address,
             num_cpus=args.ray_cpus,
@@ -119,7 +198,13 @@ def bench(backend: str, args, net, inet, k: int) -> dict:
 
     one(0, {})  # warm-up (worker start, first allocations, kernel selection)
     w0 = env.worker_cpu_seconds() if backend == "sharded" else []
-    tot = {"decisions": 0, "policy_rows": 0, "env_seconds": 0.0, "forward_seconds": 0.0}
+    tot = {
+        "decisions": 0,
+        "policy_rows": 0,
+        "env_seconds": 0.0,
+        "forward_seconds": 0.0,
+        "forward_cpu_seconds": 0.0,
+    }
     rollouts = 0
     t0, c0 = time.perf_counter(), time.process_time()
     while time.perf_counter() - t0 < args.seconds:
@@ -153,9 +238,23 @@ def bench(backend: str, args, net, inet, k: int) -> dict:
     if rr is None:
         row["env_seconds"] = round(tot["env_seconds"], 3)
         row["forward_seconds"] = round(tot["forward_seconds"], 3)
+        row["forward_cpu_seconds"] = round(tot["forward_cpu_seconds"], 3)
     if backend == "sharded":
         row["worker_cpu_seconds"] = [round(c - w, 3) for c, w in zip(env.worker_cpu_seconds(), w0)]
         env.close()
+    if rr is None and tot["decisions"]:
+        wcpu = sum(row.get("worker_cpu_seconds", []))
+        n = tot["decisions"]
+        row["decisions_per_cpu_s"] = round(n / (cpu + wcpu), 1)  # parent + workers
+        # everything but the forward pass (env, encoder, gathering, workers): what stays on
+        # the CPU cores when the forward runs on a GPU
+        row["other_cpu_us_per_decision"] = round(
+            (cpu - tot["forward_cpu_seconds"] + wcpu) / n * 1e6, 2
+        )
+        row["forward_cpu_us_per_row"] = round(
+            tot["forward_cpu_seconds"] / max(tot["policy_rows"], 1) * 1e6, 2
+        )
+    row["forward_flops_per_row"] = forward_flops(net)
     if rr is not None:
         rr.close()
     return row
@@ -190,6 +289,15 @@ def main(argv: list[str] | None = None) -> None:
         help="observation encoder id (planes-v0+rule-v0 = the make-run default's)",
     )
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument(
+        "--project-cores", type=int, default=16, help="cores of the projection row (0 = none)"
+    )
+    ap.add_argument(
+        "--gpu-tflops",
+        type=float,
+        default=5.0,
+        help="assumed sustained GPU float32 TFLOP/s of the projection (an RTX 3090 peaks at 35)",
+    )
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
@@ -208,11 +316,17 @@ def main(argv: list[str] | None = None) -> None:
         ks = args.workers if b == "sharded" else [args.actors] if b == "ray" else [0]
         runs += [(b, k) for k in ks]
     meta = _meta()
+    rows = []
     for _ in range(args.repeat):
         for backend, k in runs:
             row = bench(backend, args, net, inet, k)
             row.update(meta)
+            row["loadavg_1m"] = round(os.getloadavg()[0], 2)
+            rows.append(row)
             print(json.dumps(row), flush=True)
+    if args.project_cores and any("other_cpu_us_per_decision" in r for r in rows):
+        row = projection(rows, args.project_cores, args.gpu_tflops)
+        print(json.dumps({**row, **meta}), flush=True)
 
 
 if __name__ == "__main__":

@@ -70,3 +70,27 @@ def test_sb3_and_workers_rows(bench, capsys):
     assert summary["repeats"] == 1 and set(summary["median"]) == {"0", "1"}
     assert "overhead_k1_total_cpu" in summary and summary["commit"] is not None
     assert all("loadavg_1m" in r for r in rows)
+
+
+def test_warm_up_plays_until_two_hands_per_table(bench):
+    """All tables are dealt at once: no hand ends for the first stretch, then many do. The
+    warm-up must not stop before 2 hands per table have ended (the timing would otherwise
+    start in the synchronized first hands and count few of them)."""
+    calls = []
+
+    def one_step():  # 8 tables: nothing ends for 80 steps, then one hand a step
+        calls.append(1)
+        return 0 if len(calls) <= 80 else 1
+
+    warm = bench.warm_up(one_step, 8, seconds=1.0)
+    assert warm == {"warmup_steps": 96, "warmup_hands": 16, "warmup_steady": True}
+    never = bench.warm_up(lambda: 0, 8, seconds=1.0, max_seconds=0.05)  # bounded in time
+    assert never["warmup_steady"] is False and never["warmup_hands"] == 0
+
+
+def test_encode_rows(bench, capsys):
+    bench.main(["--paths", "encode", "--batch", "2", "--seconds", "0.05"])
+    (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert row["bench"] == "encode" and row["batch"] == 2 and row["rows_per_call"] > 0
+    for eid in bench.ENCODE_IDS:
+        assert row[f"{eid}_rows_per_cpu_s"] > 0 and row[f"{eid}_us_per_call"] > 0

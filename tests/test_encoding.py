@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from mcr_env.encoding import as_grid, encoder_ids, get_encoder
+from mcr_env.engine.actions import HU, bugang_action, peng_action, play_action
 from mcr_env.engine.core import MCREngine
 from mcr_env.engine.state import MeldKind, Phase
 from mcr_env.envs.common import random_legal_actions
@@ -268,22 +269,36 @@ def _unseen_counts(st, seat, enc=PLANES):
 
 
 _P5 = 22  # B5 (5p)
+DISCARD_WIN = (
+    ["123456789m 2344z", "123456789s 11z 55p", "111999m 111s 19p 77z", "567z 222888s 13p 66z"],
+    ["5p"],
+    [(0, play_action(_P5)), (1, HU)],
+)
+"""(hands, draws, script) of :func:`_scripted`: seat 1 wins on seat 0's discard of B5."""
+ROB_WIN = (
+    ["123456789m 234z 5p", "123456789s 11z 46p", "111999m 55p 19p 777z", "567z 222888s 13p 66z"],
+    ["2p", "4z", "3z", "2z", "5p"],
+    [
+        (0, play_action(_P5)),
+        (2, peng_action(_P5)),
+        (2, play_action(26)),  # B9
+        (3, play_action(30)),  # F4
+        (0, play_action(29)),  # F3
+        (1, play_action(28)),  # F2
+        (2, bugang_action(_P5)),
+        (1, HU),
+    ],
+)
+"""(hands, draws, script) of :func:`_scripted`: seat 1 robs seat 2's BuGang of B5."""
 
 
 @pytest.mark.parametrize("enc", [PLANES, ORACLE], ids=lambda e: e.id)
 def test_unseen_counts_won_discard_once(enc):
     """Win on a discard: in the terminal state the won tile is both in the winner's hand and in
     ``visible_count`` (as the tile in play); the winner's unseen count counts it once."""
-    from mcr_env.engine.actions import HU, play_action
     from mcr_env.engine.state import EndReason
 
-    hands = [
-        "123456789m 2344z",
-        "123456789s 11z 55p",
-        "111999m 111s 19p 77z",
-        "567z 222888s 13p 66z",
-    ]
-    *_, st = _scripted(hands, ["5p"], [(0, play_action(_P5)), (1, HU)])
+    *_, st = _scripted(*DISCARD_WIN)
     assert (st.phase[0], st.end_reason[0], st.winner[0], st.win_from[0]) == (
         Phase.OVER,
         EndReason.DISCARD,
@@ -309,26 +324,9 @@ def test_unseen_counts_robbed_kong_once(enc):
     kong; the declarer no longer holds it); at the end the robbed tile, back out of the kong
     and in the winner's hand, was seen by every seat: it stays in ``visible_count`` and counts
     once for the winner too (nothing of it is unseen by anyone)."""
-    from mcr_env.engine.actions import HU, bugang_action, peng_action, play_action
     from mcr_env.engine.state import EndReason
 
-    hands = [
-        "123456789m 234z 5p",
-        "123456789s 11z 46p",
-        "111999m 55p 19p 777z",
-        "567z 222888s 13p 66z",
-    ]
-    script = [
-        (0, play_action(_P5)),
-        (2, peng_action(_P5)),
-        (2, play_action(26)),  # B9
-        (3, play_action(30)),  # F4
-        (0, play_action(29)),  # F3
-        (1, play_action(28)),  # F2
-        (2, bugang_action(_P5)),
-        (1, HU),
-    ]
-    states = [s.copy() for s in _scripted(hands, ["2p", "4z", "3z", "2z", "5p"], script)]
+    states = [s.copy() for s in _scripted(*ROB_WIN)]
     rob, st = states[-2], states[-1]
     assert rob.phase[0] == Phase.ROB and rob.visible_count[0, _P5] == 4
     for s in range(4):

@@ -1,6 +1,6 @@
-"""The fused planes-v0 encoder's per-seat cache stays exact when calls alternate between a few
-observers (cache rows of their games only) and many (all rows), as in the batch env's
-final observations followed by the next observations."""
+"""The compiled planes-v0 encoder equals the piece reference when calls alternate between a few
+observers and many (all acting rows), as in the batch env's final observations followed by
+the next observations (the encoder keeps no state between calls)."""
 
 from __future__ import annotations
 

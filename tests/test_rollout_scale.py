@@ -212,7 +212,9 @@ def test_bench_rollout_script_prints_rows(capsys):
     enc = ["--encoder", "planes-v0+rule-v0"]  # the make-run default's (84 channels)
     mod.main([*argv, *enc, "--backends", "inprocess", "sharded", "--workers", "2"])
     mod.main([*argv[:4], "--channels", "0", "--backends", "inprocess"])
-    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    proj = [r for r in out if r["bench"] == "rollout_projection"]
+    rows = [r for r in out if r["bench"] == "rollout"]
     assert [(r["backend"], r["workers"]) for r in rows] == [
         ("inprocess", 0),
         ("sharded", 2),
@@ -220,6 +222,25 @@ def test_bench_rollout_script_prints_rows(capsys):
     ]
     for r in rows:
         assert r["decisions"] >= r["policy_rows"] > 0 and r["decisions_per_s"] > 0
-        assert r["commit"] is not None and r["torch"]
+        assert r["commit"] is not None and r["torch"] and r["other_cpu_us_per_decision"] > 0
     assert len(rows[1]["worker_cpu_seconds"]) == 2 and rows[2]["network"]["channels"] == 0
+    # 8 channels, 1 block, 84 input channels: stem 3-wide conv, two 3-wide convs, two 1x1
+    # heads and the three linear layers, 2 FLOPs per multiply-add
+    assert rows[1]["forward_flops_per_row"] == 2 * 34 * (
+        84 * 8 * 3 + 2 * 8 * 8 * 3 + 8 * 8 + 8 * 4
+    ) + 2 * (8 * 34 * 235 + 4 * 34 * 256 + 256)
+    # one projection per call, from the rows with the most shard workers
+    assert [(p["from_backend"], p["from_workers"], p["cores"]) for p in proj] == [
+        ("sharded", 2, 16),
+        ("inprocess", 0, 16),
+    ]
+    p = proj[0]
+    assert p["other_cpu_us_per_decision"] == rows[1]["other_cpu_us_per_decision"]
+    assert p["projected_decisions_per_s"] == min(
+        p["cpu_bound_decisions_per_s"], p["gpu_bound_decisions_per_s"]
+    )
+    assert p["cpu_bound_decisions_per_s"] == round(16 / (p["other_cpu_us_per_decision"] * 1e-6))
+    # no network: no GPU side, the CPU side is the projection
+    assert proj[1]["gpu_bound_decisions_per_s"] is None
+    assert proj[1]["projected_decisions_per_s"] == proj[1]["cpu_bound_decisions_per_s"]
     assert rows[1]["encoder"] == "planes-v0+rule-v0" and rows[1]["inference"] == "fused"

@@ -78,6 +78,7 @@ class RolloutActor:
         torch_threads: int = 1,
         block_rows: int | None = DEFAULT_BLOCK_ROWS,
     ):
+        import baselines.features  # noqa: F401  (registers planes-v0+rule-v0 in the actor)
         from mcr_env.envs.sharded import make_batch_env
 
         torch.set_num_threads(torch_threads)

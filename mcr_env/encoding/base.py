@@ -187,16 +187,29 @@ class Encoder:
         if seats.size and (seats.min() < 0 or seats.max() > 3):
             raise ValueError("seat index out of range 0..3")
         n = games.shape[0]
-        if out is None:
-            out = np.empty((n, self.num_channels, NUM_TILE_KINDS), dtype=np.float32)
-        elif out.shape != (n, self.num_channels, NUM_TILE_KINDS) or out.dtype != np.float32:
+        if out is not None and (
+            out.shape != (n, self.num_channels, NUM_TILE_KINDS) or out.dtype != np.float32
+        ):
             raise ValueError(
                 f"out must be ({n}, {self.num_channels}, 34) float32, got {out.shape} {out.dtype}"
             )
-        if n == 0:
-            return out
-        self._fill(EncodeContext(state, games, seats), out)
+        return self.encode_rows(state, games, seats, out)
+
+    def encode_rows(
+        self, state: Any, games: np.ndarray, seats: np.ndarray, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """:meth:`encode` without its argument checks, for callers whose pairs are valid by
+        construction (the envs): ``games``, ``seats`` ``(N,) intp`` in range; ``out`` None or
+        an ``(N, C, 34) float32`` buffer. Returns ``(N, C, 34) float32``."""
+        if out is None:
+            out = np.empty((games.shape[0], self.num_channels, NUM_TILE_KINDS), dtype=np.float32)
+        if games.shape[0]:
+            self._fill_rows(state, games, seats, out)
         return out
+
+    def _fill_rows(self, state: Any, games: np.ndarray, seats: np.ndarray, out: np.ndarray):
+        """Every channel of ``out (N, C, 34) float32`` for the valid pairs (N >= 1)."""
+        self._fill(EncodeContext(state, games, seats), out)
 
     def _fill(self, ctx: EncodeContext, out: np.ndarray) -> None:
         """Write every channel of ``out (N, C, 34) float32`` (uninitialised on entry): zero it,

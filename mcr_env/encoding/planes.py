@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mcr_env.encoding import kernels as _k
 from mcr_env.encoding.base import EncodeContext, Encoder, Piece, register_encoder
 from mcr_env.engine.state import EndReason, MeldKind, Phase
 
@@ -486,252 +487,84 @@ ORACLE_V0_DESCRIPTION = (
 )
 
 
-# --------------------------------------------------------------------------- fused planes-v0
-# The piece functions above are the readable reference; the encoders below compute the same
-# planes-v0 bytes in one fused pass (checked by tests/test_encoding_golden.py and against a
-# plain piece-by-piece Encoder along whole games):
-# * the per-seat tile planes (chows, pungs, kongs, discards, the four most recent discards) of
-#   every game are kept in a cache (:class:`_SeatCounts`) that stores the inputs it was
-#   computed from and, at each call, recomputes only the (game, seat) rows whose discards or
-#   melds differ from them: so it is exact for any state, however it was reached, and cheap
-#   when few rows changed (a step changes at most one seat's discards and melds per game);
-# * the cache is seat-major (all planes of one seat contiguous): the four relative seats of
-#   every observer are gathered at once as ``(N, 4 rel, 8, 34)`` blocks; the per-seat numbers
-#   broadcast over the tiles (concealed kongs, flowers, played by, current seat, wall empty,
-#   tiles left) are gathered the same way from a small per-call ``(B, 4, k)`` table;
-# * every channel is assigned densely (no zeroing, no scatter) as uint8 into a scratch buffer
-#   kept by the encoder, converted to float32 by chunks of rows (the only non-integer piece,
-#   ``tiles_left``, is written right after each chunk).
-
-_SB_CHI, _SB_PENG, _SB_GANG, _SB_DISCARDS, _SB_RECENT = 0, 1, 2, 3, 4
-_SB_CHANNELS = _SB_RECENT + N_RECENT  # chi, peng, gang, discards, recent k = 0..3
-_K4 = np.arange(4, dtype=np.int8)[None, :, None]
-_M_CHI, _M_PENG, _M_GANG, _M_ANGANG = (
-    int(MeldKind.CHI),
-    int(MeldKind.PENG),
-    int(MeldKind.GANG),
-    int(MeldKind.ANGANG),
-)
-_MELD_CHANNEL = np.full(5, -1, dtype=np.intp)
-_MELD_CHANNEL[_M_PENG] = _SB_PENG
-_MELD_CHANNEL[_M_GANG] = _SB_GANG
-_PHASES = np.arange(5)[None, :]
-_S_ANGANG, _S_FLOWERS, _S_PLAYED, _S_CURRENT, _S_EMPTY = range(5)  # per-seat broadcast table
-_SEATS = np.arange(4)[None, :]
-_CHUNK = 64  # rows converted at a time (64 x 75 x 34 float32 = 650 KB)
+# --------------------------------------------------------------------------- compiled encoders
+# The piece functions above are the readable reference; the registered encoders write the same
+# bytes with the numba row kernels of :mod:`mcr_env.encoding.kernels` (one call per encode
+# whatever N is; checked by tests/test_encoding_golden.py, against the piece-by-piece Encoder
+# along whole games, and against a plain-Python restatement in tests/test_encoding_kernels.py).
 
 
-def _rows_changed(new: np.ndarray, old: np.ndarray) -> np.ndarray:
-    """``(B, 4) bool``: the rows (last axis) of ``new`` and ``old (B, 4, K)`` that differ.
-
-    Compares whole rows as 8/4/2-byte words when the layout allows (XOR, then OR over the few
-    words of a row: same result as the element-wise test, far fewer elements)."""
-    if new.dtype == old.dtype and new.flags.c_contiguous and old.flags.c_contiguous:
-        nbytes = new.shape[-1] * new.itemsize
-        for w, dt in ((8, np.int64), (4, np.int32), (2, np.int16)):
-            if nbytes % w == 0 and nbytes // w <= 8:
-                x = new.view(dt) ^ old.view(dt)
-                acc = x[..., 0]
-                for i in range(1, x.shape[-1]):
-                    acc = acc | x[..., i]
-                return acc != 0
-    return (new != old).any(axis=-1)
-
-
-class _SeatCounts:
-    """Per-seat public tile planes of B games, validated by input diffs.
-
-    Attributes:
-        blocks: ``(B, 4, 8, 34) uint8``: per absolute seat, channel 0 chows containing the
-            tile, 1 pungs, 2 melded kongs, 3 discards (claimed included), 4 + k the (k+1)-th
-            most recent discard (one-hot).
-    """
-
-    def __init__(self, b: int, discard_slots: int, meld_slots: int):
-        self.blocks = np.zeros((b, 4, _SB_CHANNELS, _T), dtype=np.uint8)
-        # inputs the planes were computed from (-2: never computed, differs from any state)
-        self.discards = np.full((b, 4, discard_slots), -2, dtype=np.int8)
-        self.n_discards = np.full((b, 4), -2, dtype=np.int8)
-        self.meld_kind = np.full((b, 4, meld_slots), -2, dtype=np.int8)
-        self.meld_tile = np.full((b, 4, meld_slots), -2, dtype=np.int8)
-
-    def update(self, state, games: np.ndarray | None = None) -> np.ndarray:
-        """Bring the planes up to date with ``state`` (only the rows of ``games (G,)``, unique
-        game indices, if given: the other rows keep their own, still consistent, inputs);
-        returns ``blocks``."""
-        d, nd = state.discards, state.n_discards
-        if games is None:
-            gi, si = np.nonzero(_rows_changed(d, self.discards) | (nd != self.n_discards))
-        else:
-            changed = _rows_changed(d[games], self.discards[games])
-            li, si = np.nonzero(changed | (nd[games] != self.n_discards[games]))
-            gi = games[li]
-        if gi.size:
-            rows = d[gi, si]  # (R, 48)
-            self.discards[gi, si] = rows
-            n = nd[gi, si]
-            self.n_discards[gi, si] = n
-            r = gi.size
-            block = np.zeros((r, _SB_CHANNELS - _SB_DISCARDS, _T + 1), dtype=np.uint8)
-            idx = np.arange(r, dtype=np.intp)[:, None] * (_T + 1) + 1 + rows
-            cnt = np.bincount(idx.reshape(-1), minlength=r * (_T + 1)).reshape(r, _T + 1)
-            block[:, 0] = cnt
-            # recent discards: column tile + 1 of channel 1 + k (column 0 collects no tile)
-            pos = n.astype(np.intp)[:, None] - 1 - np.arange(N_RECENT)[None, :]  # (R, K)
-            ri, k = np.nonzero(pos >= 0)
-            tiles = rows[ri, pos[ri, k]].astype(np.intp)
-            ok = (tiles >= 0) & (tiles < _T)
-            block[ri[ok], 1 + k[ok], 1 + tiles[ok]] = 1
-            self.blocks[gi, si, _SB_DISCARDS:] = block[:, :, 1:]
-        kind, tile = state.meld_kind, state.meld_tile
-        if games is None:
-            changed = _rows_changed(kind, self.meld_kind) | _rows_changed(tile, self.meld_tile)
-            gi, si = np.nonzero(changed)
-        else:
-            changed = _rows_changed(kind[games], self.meld_kind[games])
-            changed |= _rows_changed(tile[games], self.meld_tile[games])
-            li, si = np.nonzero(changed)
-            gi = games[li]
-        if gi.size:
-            self.meld_kind[gi, si] = kind[gi, si]
-            self.meld_tile[gi, si] = tile[gi, si]
-            k, t = kind[gi, si], tile[gi, si]  # (R, 4 slots)
-            block = np.zeros((gi.size, 3, _T), dtype=np.uint8)  # chi, peng, gang
-            ri, j = np.nonzero((t >= 0) & (k != _M_CHI))  # pungs/kongs: unique per tile
-            block[ri, _MELD_CHANNEL[k[ri, j]], t[ri, j]] = 1
-            for jj in range(k.shape[1]):  # chows may repeat: add slot by slot
-                ri = np.nonzero(k[:, jj] == _M_CHI)[0]
-                mid = t[ri, jj].astype(np.intp)
-                for dt in (-1, 0, 1):
-                    block[ri, _SB_CHI, mid + dt] += 1
-            self.blocks[gi, si, :3] = block
-        return self.blocks
-
-
-def _fused_planes_v0(
-    ctx: EncodeContext, out: np.ndarray, blocks: np.ndarray, u8, sub=None, inv=None
-) -> None:
-    """Write the 75 planes-v0 channels of ``out (N, >= 75, 34) float32`` (see the note above);
-    ``out`` may be uninitialised: all 75 channels are assigned. ``blocks``: the up-to-date
-    :attr:`_SeatCounts.blocks` of ``ctx.state`` (at least for the observed games); ``u8``:
-    ``(N, 75, 34) uint8`` scratch (any content: every channel is assigned). ``sub``, ``inv``:
-    optional unique observed games and each observer's index in them (per-game tables are
-    then built for those games only)."""
-    st = ctx.state
-    g, s = ctx.games, ctx.seats
-    n = g.shape[0]
-
-    def per_game(a: np.ndarray) -> np.ndarray:
-        return a if sub is None else a[sub]
-
-    gt = g if sub is None else inv  # observer's row in the per-game tables
-    off = _OFFSETS
-    # ---- per absolute seat, for the four relative seats of each observer (r = seat s + r)
-    rel = blocks[g[:, None], ctx.rel]  # (N, 4 rel, 8 ch, 34)
-    o = off["chi"]  # chi, peng, gang: consecutive, channel 4 * kind + r
-    u8[:, o : o + 12].reshape(n, 3, 4, _T)[...] = rel[:, :, _SB_CHI : _SB_GANG + 1].transpose(
-        0, 2, 1, 3
+def _state_rows(st, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
+    """``planes-v0`` channels of ``out (N, >= 75, 34) float32`` for valid ``games``, ``seats``
+    ``(N,) intp`` (:func:`mcr_env.encoding.kernels.planes_v0_rows`)."""
+    _k.planes_v0_rows(
+        games,
+        seats,
+        out,
+        st.meld_kind,
+        st.meld_tile,
+        st.discards,
+        st.n_discards,
+        st.visible_count,
+        st.flower_count,
+        st.phase,
+        st.current_seat,
+        st.tile_in_play,
+        st.played_by,
+        st.after_kong,
+        st.tiles_left,
+        st.dealer,
+        st.prevalent_wind,
+        st.winner,
+        st.end_reason,
+        st.hand,
+        st.drawn_tile,
+        st.angang_tile,
     )
-    o = off["discards"]
-    u8[:, o : o + 4] = rel[:, :, _SB_DISCARDS]
-    o = off["recent_discards"]  # channel 4 r + k
-    u8[:, o : o + 4 * N_RECENT].reshape(n, 4, N_RECENT, _T)[...] = rel[:, :, _SB_RECENT:]
-    # numbers per absolute seat, broadcast over the tiles
-    tiles_left = per_game(st.tiles_left)
-    kongs = (per_game(st.meld_kind) == _M_ANGANG).view(np.uint8)  # (B, 4, slots) 0/1
-    table = np.empty((kongs.shape[0], 4, 5), dtype=np.uint8)
-    n_kongs = kongs[:, :, 0].copy()
-    for j in range(1, kongs.shape[2]):
-        n_kongs += kongs[:, :, j]
-    table[:, :, _S_ANGANG] = n_kongs
-    table[:, :, _S_FLOWERS] = per_game(st.flower_count)
-    table[:, :, _S_PLAYED] = per_game(st.played_by)[:, None] == _SEATS
-    table[:, :, _S_CURRENT] = (per_game(st.current_seat)[:, None] == _SEATS) & (
-        per_game(st.phase)[:, None] != _P_OVER
+
+
+def _oracle_rows(st, games, seats, out, c0: int) -> None:
+    _k.oracle_rows(
+        games, seats, out, c0, st.hand, st.angang_tile, st.wall, st.wall_front, st.wall_back
     )
-    table[:, :, _S_EMPTY] = tiles_left <= 0
-    grel = gt[:, None], ctx.rel  # (N, 4 rel) rows of the per-game tables
-    per = table[grel]  # (N, 4 rel, 5)
-    o = off["angang_count"]
-    u8[:, o : o + 4] = per[:, :, _S_ANGANG, None]
-    o = off["flowers"]
-    u8[:, o : o + 4] = per[:, :, _S_FLOWERS, None]
-    o = off["played_by"]  # played_by, current_seat: consecutive
-    u8[:, o : o + 8].reshape(n, 2, 4, _T)[...] = per[:, :, _S_PLAYED : _S_CURRENT + 1].transpose(
-        0, 2, 1
-    )[:, :, :, None]
-    o = off["wall_empty"]
-    u8[:, o : o + 4] = per[:, :, _S_EMPTY, None]
-    # ---- the observer's own (private) channels
-    hand = st.hand[g, s]  # (N, 34) int8
-    o = off["hand"]
-    u8[:, o : o + 4] = hand[:, None, :] > _K4
-    u8[:, off["drawn_tile"]] = st.drawn_tile[g, s][:, None] == _TILES
-    ak = st.angang_tile[g, s]  # (N, 4); a tile is in at most one own concealed kong
-    own_kong = u8[:, off["own_angang"]]
-    own_kong[...] = 0
-    ri, j = np.nonzero(ak >= 0)
-    own_kong[ri, ak[ri, j]] = 1
-    unseen = 4 - hand - st.visible_count[g] - 4 * own_kong.view(np.int8)  # int8: -12..4
-    won = np.nonzero(_won_discard(st, g, s))[0]
-    unseen[won, st.tile_in_play[g[won]].astype(np.intp)] += 1  # as _fill_unseen
-    o = off["unseen"]
-    u8[:, o : o + 4] = unseen[:, None, :] > _K4
-    # ---- per game / per observer broadcasts
-    u8[:, off["tile_in_play"]] = st.tile_in_play[g][:, None] == _TILES
-    wind = 27 + (s - st.dealer[g]) % 4
-    u8[:, off["seat_wind"]] = wind[:, None] == _TILES
-    u8[:, off["prevalent_wind"]] = (27 + st.prevalent_wind[g].astype(np.intp))[:, None] == _TILES
-    o = off["phase"]
-    u8[:, o : o + 5] = (st.phase[g][:, None] == _PHASES)[:, :, None]
-    u8[:, off["after_kong"]] = st.after_kong[g][:, None]
-    o = off["tiles_left"]
-    left = (tiles_left / TILES_LEFT_SCALE).astype(np.float32)  # as the piece: f64 -> f32
-    left = left[grel][:, :, None]  # (N, 4 rel, 1)
-    # one uint8 -> float32 pass, then tiles_left, by chunks of rows still in cache
-    for i in range(0, n, _CHUNK):
-        j = min(i + _CHUNK, n)
-        out[i:j, :_C] = u8[i:j]
-        out[i:j, o : o + 4] = left[i:j]
+
+
+def _match_rows(st, games, seats, out, c0: int) -> None:
+    _k.match_rows(games, seats, out, c0, st.hand_number, st.player_at_seat, st.match_scores)
 
 
 class _PlanesEncoder(Encoder):
-    """An encoder whose first channels are planes-v0, computed fused (byte-identical to the
-    pieces); any further pieces (oracle) are filled by their own functions. Holds one
-    :class:`_SeatCounts` cache per batch size (exact whatever states it is given)."""
+    """An encoder whose first channels are planes-v0, written by the compiled row kernel
+    (byte-identical to the pieces); the further pieces (oracle, match) by their kernels when
+    they are exactly those pieces, else by their own piece functions."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._counts: dict[tuple, _SeatCounts] = {}
-        self._scratch = np.empty((0, _C, _T), dtype=np.uint8)  # reused uint8 planes buffer
+        rest = tuple(p.name for p in self.pieces[len(_PLANES_PIECES) :])
+        self._rest = {(): None, _ORACLE_NAMES: _oracle_rows, _MATCH_NAMES: _match_rows}.get(
+            rest, "pieces"
+        )
 
     def _fill(self, ctx: EncodeContext, out: np.ndarray) -> None:
-        st = ctx.state
-        key = st.discards.shape + st.meld_kind.shape
-        cache = self._counts.get(key)
-        if cache is None:
-            if len(self._counts) >= 4:  # a few batch sizes at most; drop the oldest
-                self._counts.pop(next(iter(self._counts)))
-            cache = self._counts[key] = _SeatCounts(
-                st.discards.shape[0], st.discards.shape[2], st.meld_kind.shape[2]
-            )
-        n = ctx.games.shape[0]
-        if self._scratch.shape[0] < n:
-            self._scratch = np.empty((n, _C, _T), dtype=np.uint8)
-        sub = inv = None
-        if 4 * n < st.phase.shape[0]:  # few observers: diffs and tables of their games only
-            sub, inv = np.unique(ctx.games, return_inverse=True)
-        _fused_planes_v0(ctx, out, cache.update(st, sub), self._scratch[:n], sub, inv)
-        rest = self.pieces[len(_PLANES_PIECES) :]
-        if rest:
+        self._fill_rows(ctx.state, ctx.games, ctx.seats, out, ctx)
+
+    def _fill_rows(self, st, games, seats, out, ctx: EncodeContext | None = None) -> None:
+        """All channels of ``out (N, C, 34) float32`` for valid ``games``, ``seats`` ``(N,)
+        intp`` (no argument checks: :meth:`encode` does them)."""
+        _state_rows(st, games, seats, out)
+        if self._rest is None:
+            return
+        if self._rest == "pieces":
             out[:, _C:] = 0.0
-            self._fill_pieces(ctx, out, rest)
+            self._fill_pieces(
+                ctx or EncodeContext(st, games, seats), out, self.pieces[len(_PLANES_PIECES) :]
+            )
+        else:
+            self._rest(st, games, seats, out, _C)
 
 
 _PLANES_PIECES = _planes_pieces()
 _C = sum(p.channels for p in _PLANES_PIECES)
-_OFFSETS = Encoder("planes-v0", _PLANES_PIECES).offsets
-_OFFSETS = {name: off for name, (off, _) in _OFFSETS.items()}
 
 
 def make_planes_v0() -> Encoder:
@@ -819,6 +652,32 @@ def make_planes_v1() -> Encoder:
     return _PlanesEncoder("planes-v1", _planes_pieces() + _match_pieces(), PLANES_V1_DESCRIPTION)
 
 
+_ORACLE_NAMES = tuple(p.name for p in _oracle_pieces())
+_MATCH_NAMES = tuple(p.name for p in _match_pieces())
+
+
+def _check_kernel_layout() -> None:
+    """The kernels' hard-coded channel offsets equal the pieces' (RuntimeError otherwise)."""
+    layouts = (
+        (_planes_pieces(), _k.PLANES_V0_OFFSETS, _k.PLANES_V0_CHANNELS),
+        (_oracle_pieces(), _k.ORACLE_OFFSETS, _k.ORACLE_CHANNELS),
+        (_match_pieces(), _k.MATCH_OFFSETS, _k.MATCH_CHANNELS),
+    )
+    for pieces, offsets, channels in layouts:
+        enc = Encoder("layout", pieces)
+        got = {name: off for name, (off, _) in enc.offsets.items()}
+        if got != offsets or enc.num_channels != channels:
+            raise RuntimeError(f"encoder kernels' channel offsets {offsets} differ from {got}")
+    if (_k.N_RECENT, _k.TILES_LEFT_SCALE, _k.SCORE_SCALE, _k.SCORE_CLIP) != (
+        N_RECENT,
+        TILES_LEFT_SCALE,
+        SCORE_SCALE,
+        SCORE_CLIP,
+    ):
+        raise RuntimeError("encoder kernels' constants differ from the pieces'")
+
+
+_check_kernel_layout()
 register_encoder("planes-v0", make_planes_v0)
 register_encoder("oracle-v0", make_oracle_v0)
 register_encoder("planes-v1", make_planes_v1)

@@ -42,6 +42,7 @@ import numpy as np
 from mcr_env.encoding import get_encoder
 from mcr_env.engine.config import CLAIM_ROUNDS, RulesConfig
 from mcr_env.engine.core import MCREngine
+from mcr_env.envs.common import ObservationBuffers, encode_pairs, settlement_only
 from mcr_env.rewards import RewardFunction, make_reward
 
 AUTORESET_MODES = ("same_step", "next_step", "disabled")
@@ -144,9 +145,16 @@ class MCRBatchEnv:
         self.config = self.engine.config
         self.encoder = get_encoder(encoder) if isinstance(encoder, str) else encoder
         self.reward_fn = make_reward(reward, **(reward_kwargs or {}))
+        self._settlement_only = settlement_only(self.reward_fn)  # 0 at steps no hand ends
         self.autoreset_mode = autoreset_mode
         self.observe_mode = observe
         self._pending = np.zeros(self.num_tables, dtype=bool)  # next_step: reset at next step
+        # (B * 4,) games and seats of every pair, game-major (observe="all")
+        self._all_pairs = (
+            np.repeat(np.arange(self.num_tables), 4),
+            np.tile(np.arange(4), self.num_tables),
+        )
+        self._buffers = ObservationBuffers(self.encoder.shape)  # observations handed out
         self._started = False
 
     # ------------------------------------------------------------------ observations
@@ -161,16 +169,18 @@ class MCRBatchEnv:
         out = {"action_mask": eng.legal_mask.view(MASK_DTYPE).copy(), "to_act": eng.to_act.copy()}
         b, c = self.num_tables, self.encoder.num_channels
         if self.observe_mode == "all":
-            out["observation"] = self.observe().reshape(b, 4, c, 34)
+            g, s = self._all_pairs
+            obs = encode_pairs(self.encoder, eng.state, g, s, self._buffers)
+            out["observation"] = obs.reshape(b, 4, c, 34)
         elif self.observe_mode == "acting":
             obs = np.zeros((b, 4, c, 34), dtype=np.float32)
             g, s = np.nonzero(eng.to_act)
             if g.size:
-                obs[g, s] = self.observe(g, s)
+                obs[g, s] = encode_pairs(self.encoder, eng.state, g, s)
             out["observation"] = obs
         elif self.observe_mode == "packed":
             g, s = np.nonzero(eng.to_act)
-            out["observation"] = self.observe(g, s)
+            out["observation"] = encode_pairs(self.encoder, eng.state, g, s, self._buffers)
             out["games"], out["seats"] = g, s
         return out
 
@@ -207,9 +217,12 @@ class MCRBatchEnv:
         settlement = eng.rewards.copy()
         hand_over = eng.hand_over.copy()
         terminated = eng.terminated.copy()
-        emit = np.repeat(~pending[:, None], 4, axis=1)  # (B, 4)
-        rewards = self.reward_fn(settlement, hand_over, eng, emit)
-        rewards = np.where(pending[:, None], np.float32(0.0), rewards).astype(np.float32)
+        if self._settlement_only and not hand_over.any():
+            rewards = np.zeros((self.num_tables, 4), dtype=np.float32)  # no hand ended: 0
+        else:
+            emit = np.repeat(~pending[:, None], 4, axis=1)  # (B, 4)
+            rewards = self.reward_fn(settlement, hand_over, eng, emit)
+            rewards = np.where(pending[:, None], np.float32(0.0), rewards).astype(np.float32)
         info: dict[str, Any] = {"settlement": settlement, "hand_over": hand_over}
         if self.config.match == "match":
             info["player_at_seat"] = eng.state.player_at_seat.copy()
@@ -218,7 +231,8 @@ class MCRBatchEnv:
             if self.observe_mode != "none":
                 g = np.repeat(rows, 4)
                 s = np.tile(np.arange(4), len(rows))
-                info["final_obs"] = self.observe(g, s).reshape(len(rows), 4, *self.encoder.shape)
+                final = encode_pairs(self.encoder, eng.state, g, s)
+                info["final_obs"] = final.reshape(len(rows), 4, *self.encoder.shape)
             info["final_rows"] = rows
             self._reset_rows(terminated)
         elif self.autoreset_mode == "next_step":

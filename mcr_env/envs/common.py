@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import sys
 from importlib.metadata import entry_points
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from mcr_env.encoding.seat_view import SeatView
 from mcr_env.engine.actions import NUM_ACTIONS
+from mcr_env.rewards import ScaledReward, SettlementReward, WinLossReward
 
 
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -48,6 +51,157 @@ class RandomPolicy:
 
     def act(self, obs: Any, mask: np.ndarray, view: Any = None) -> np.ndarray:
         return random_legal_actions(mask, self.rng)
+
+
+class ObservationBuffers:
+    """Reusable ``(n, C, 34) float32`` observation arrays for an env that returns new
+    observations at every step.
+
+    Large observations (B=4096 tables: about 42 MB a step) are above the sizes glibc keeps for
+    reuse, so a fresh array every step pays a page fault on every page. :meth:`take` hands out
+    a view of one of ``count`` buffers instead and reuses a buffer only when nothing outside
+    this object references it (``sys.getrefcount`` at its free value: no array, view, tensor
+    or memoryview of it is alive anywhere), so an observation the caller still holds is never
+    overwritten; when all are held it returns a fresh array.
+
+    Args:
+        tail: ``(C, 34)``, the shape of one row.
+        count: buffers kept (each grown to the largest ``n`` asked of it).
+    """
+
+    def __init__(self, tail: tuple[int, ...], count: int = 3):
+        self.tail = tuple(tail)
+        self._bufs: list[np.ndarray | None] = [None] * count
+        probe = [np.empty((0, *self.tail), dtype=np.float32)]
+        self._free = sys.getrefcount(probe[0])  # list slot + argument: nobody else
+
+    def take(self, n: int) -> np.ndarray:
+        """An ``(n, C, 34) float32`` array (content uninitialised) that nobody else holds."""
+        bufs = self._bufs
+        for i in range(len(bufs)):
+            if bufs[i] is not None and sys.getrefcount(bufs[i]) <= self._free:
+                if bufs[i].shape[0] < n:
+                    bufs[i] = np.empty((n, *self.tail), dtype=np.float32)
+                return bufs[i][:n]
+        for i in range(len(bufs)):
+            if bufs[i] is None:
+                bufs[i] = np.empty((n, *self.tail), dtype=np.float32)
+                return bufs[i][:n]
+        return np.empty((n, *self.tail), dtype=np.float32)
+
+
+def settlement_only(reward_fn: Any) -> bool:
+    """Whether ``reward_fn`` is one of the stateless rewards that are a function of the
+    settlement alone (:class:`mcr_env.rewards.SettlementReward`, ``ScaledReward``,
+    ``WinLossReward``; exact types, not subclasses): they are 0 at every engine step where no
+    hand ends, so the envs skip the call there."""
+    return type(reward_fn) in (SettlementReward, ScaledReward, WinLossReward)
+
+
+def encode_pairs(
+    encoder: Any,
+    state,
+    games: np.ndarray,
+    seats: np.ndarray,
+    buffers: ObservationBuffers | None = None,
+) -> np.ndarray:
+    """``encoder``'s observations ``(N, C, 34) float32`` of the (game, seat) pairs ``games``,
+    ``seats`` ``(N,) intp`` that the env built itself (valid by construction): without the
+    argument checks (:meth:`mcr_env.encoding.base.Encoder.encode_rows`), written into an
+    array of ``buffers`` if given, when the encoder has that method; else through its
+    ``encode``."""
+    rows = getattr(encoder, "encode_rows", None)
+    if rows is None:
+        return encoder.encode(state, games, seats)
+    return rows(state, games, seats, None if buffers is None else buffers.take(games.shape[0]))
+
+
+def random_opponent_actions(
+    to_act: np.ndarray,
+    legal_mask: np.ndarray,
+    learner: np.ndarray,
+    active: np.ndarray,
+    policies: list,
+    out: np.ndarray,
+) -> np.ndarray:
+    """The actions three :class:`RandomPolicy` opponents take at tables with one learner seat,
+    in two compiled passes: the same draws and actions as calling each policy's ``act`` on its
+    acting seats (``np.nonzero`` order), as :func:`call_policy` does, without its per-call
+    overhead (single-table envs step the engine a few times per learner decision).
+
+    Args:
+        to_act: ``(B, 4) bool`` seats asked now; legal_mask: ``(B, 4, 235) bool``.
+        learner: ``(B,) int64`` absolute seat of the learner (its seat gets no action).
+        active: ``(B,) bool`` tables to play.
+        policies: three :class:`RandomPolicy`; ``policies[k]`` plays relative seat ``k + 1``
+            of the learner (its generator draws ``random(n_k)`` for its ``n_k`` acting seats,
+            nothing when ``n_k = 0``).
+        out: ``(B, 4) int64`` written (0 at the seats that do not act) and returned.
+
+    Returns:
+        ``out``: a uniformly random legal action of every acting opponent seat.
+    """
+    n = _count_opponents(to_act, learner, active)
+    u = [p.rng.random(int(k)) if k else _NO_DRAWS for p, k in zip(policies, n)]
+    _pick_opponents(to_act, legal_mask, learner, active, u[0], u[1], u[2], out)
+    return out
+
+
+_NO_DRAWS = np.zeros(0, dtype=np.float64)
+
+
+@njit(cache=True, nogil=True)
+def _count_opponents(to_act, learner, active):
+    """Acting seats of ``active`` tables at relative seats 1, 2, 3 of the learner."""
+    n1 = n2 = n3 = 0
+    for g in range(to_act.shape[0]):
+        if not active[g]:
+            continue
+        for s in range(4):
+            r = (s - learner[g]) % 4
+            if r and to_act[g, s]:
+                if r == 1:
+                    n1 += 1
+                elif r == 2:
+                    n2 += 1
+                else:
+                    n3 += 1
+    return n1, n2, n3
+
+
+@njit(cache=True, nogil=True)
+def _pick_opponents(to_act, legal_mask, learner, active, u1, u2, u3, out):
+    """``out[g, s]``: the ``floor(u * count)``-th legal action of each acting opponent seat
+    (``u`` the next draw of its relative seat's policy, tables in order), as
+    :func:`random_legal_actions`; 0 elsewhere."""
+    out[:] = 0
+    i1 = i2 = i3 = 0
+    for g in range(to_act.shape[0]):
+        if not active[g]:
+            continue
+        for s in range(4):
+            r = (s - learner[g]) % 4
+            if r == 0 or not to_act[g, s]:
+                continue
+            if r == 1:
+                u = u1[i1]
+                i1 += 1
+            elif r == 2:
+                u = u2[i2]
+                i2 += 1
+            else:
+                u = u3[i3]
+                i3 += 1
+            cnt = 0
+            for a in range(legal_mask.shape[2]):
+                cnt += legal_mask[g, s, a]
+            k = np.int64(np.floor(u * cnt))
+            for a in range(legal_mask.shape[2]):
+                if legal_mask[g, s, a]:
+                    if k == 0:
+                        out[g, s] = a
+                        break
+                    k -= 1
 
 
 def call_policy(policy: Any, obs: np.ndarray | None, mask: np.ndarray, state, games, seats):

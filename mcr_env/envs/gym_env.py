@@ -19,11 +19,15 @@ from mcr_env.engine.config import CLAIM_ROUNDS, RulesConfig
 from mcr_env.engine.core import MCREngine
 from mcr_env.engine.state import Phase
 from mcr_env.envs.common import (
+    ObservationBuffers,
     RandomPolicy,
     call_policy,
+    encode_pairs,
     make_opponent,
     policy_label,
     policy_needs_obs,
+    random_opponent_actions,
+    settlement_only,
 )
 from mcr_env.rewards import make_reward
 
@@ -137,6 +141,13 @@ class _LearnerTables:
         self.player = np.zeros(n, dtype=np.int64)  # (B,) learner's player (= seat in hand 1)
         self.hand_ended = np.zeros(n, dtype=bool)  # (B,) a hand ended in the last advance()
         self.rng = np.random.default_rng()
+        self._rows = np.arange(n)  # (B,) table indices
+        # learner observations handed out (vector env; one table allocates less than it checks)
+        self._buffers = ObservationBuffers(self.encoder.shape) if n > 1 else None
+        self._acts = np.zeros((n, 4), dtype=np.int64)  # (B, 4) actions of the next engine step
+        # three RandomPolicy opponents: compiled actions, legal by construction (no blame pass)
+        self._random_opponents = all(type(p) is RandomPolicy for p in self.opponents)
+        self._pure_reward = settlement_only(self.reward_fn)  # 0 at steps where no hand ends
 
     def seed_rng(self, rng: np.random.Generator) -> None:
         self.rng = rng
@@ -178,7 +189,8 @@ class _LearnerTables:
                 pol.observe(self.engine, actions, games=rows)
 
     def learner_to_act(self) -> np.ndarray:
-        return self.engine.to_act[np.arange(self.n), self.learner]
+        """``(B,) bool``: the learner's seat is asked now."""
+        return self.engine.to_act[self._rows, self.learner]
 
     def opponent_actions(self, active: np.ndarray) -> np.ndarray:
         """``(B, 4)`` actions of the acting opponent seats of ``active`` tables.
@@ -197,7 +209,7 @@ class _LearnerTables:
             g, s = np.nonzero(who & (rel == k + 1))
             if g.size == 0:
                 continue
-            obs = self.encoder.encode(eng.state, g, s) if policy_needs_obs(pol) else None
+            obs = encode_pairs(self.encoder, eng.state, g, s) if policy_needs_obs(pol) else None
             try:
                 acts[g, s] = call_policy(pol, obs, eng.legal_mask[g, s], eng.state, g, s)
             except (TypeError, ValueError) as e:
@@ -246,35 +258,50 @@ class _LearnerTables:
         paid and not counted in a match (``table_points``).
         """
         eng = self.engine
+        rows = self._rows
         total = np.zeros(self.n, dtype=np.float32)
         self.settlement = np.zeros((self.n, 4), dtype=np.int32)
         first = learner_actions is not None
         active = active & ~eng.terminated
         self.hand_ended[:] = False
         while active.any():
-            acts = self.opponent_actions(active)
-            self.blame_opponent(acts, active)
+            if self._random_opponents:
+                acts = random_opponent_actions(
+                    eng.to_act, eng.legal_mask, self.learner, active, self.opponents, self._acts
+                )
+            else:
+                acts = self.opponent_actions(active)
+                self.blame_opponent(acts, active)
             if first:
-                acts[np.arange(self.n), self.learner] = learner_actions
+                acts[rows, self.learner] = learner_actions
                 first = False
             eng.step(acts, games=active)
-            self.hook_opponents(active, acts)
-            settle = eng.rewards.copy()
+            if not self._random_opponents:  # RandomPolicy follows no game
+                self.hook_opponents(active, acts)
             over = eng.hand_over.copy()
+            ended = over.any()
+            settle = eng.rewards.copy() if ended else None
             self.hand_ended |= over
-            if learner_actions is None:  # void hands of the deal: not seen by the reward
+            if learner_actions is None and ended:  # void hands of the deal: not seen by reward
                 settle[over] = 0
                 over[:] = False
-            self.settlement += settle
+            if ended:
+                self.settlement += settle
             seat = self.learner.copy()  # the learner's seat in the hand that just ended
-            dealt = np.nonzero(eng.hand_over & ~eng.terminated)[0]
-            if self.match and dealt.size:  # match: the next hand is dealt, seats rotate
-                self.follow_player(dealt)
-            emit = np.zeros((self.n, 4), dtype=bool)
-            emit[np.arange(self.n), seat] = active & (eng.terminated | over | self.learner_to_act())
-            r = self.reward_fn(settle, over, eng, emit)
-            total += np.where(active, r[np.arange(self.n), seat], 0.0)
-            active = active & ~eng.terminated & ~self.learner_to_act()
+            if self.match and ended:  # match: the next hand is dealt, seats rotate
+                dealt = np.nonzero(eng.hand_over & ~eng.terminated)[0]
+                if dealt.size:
+                    self.follow_player(dealt)
+            learner_asked = self.learner_to_act()
+            if ended or not self._pure_reward:
+                if settle is None:
+                    settle = np.zeros((self.n, 4), dtype=np.int32)
+                emit = np.zeros((self.n, 4), dtype=bool)
+                emit[rows, seat] = active & (eng.terminated | over | learner_asked)
+                r = self.reward_fn(settle, over, eng, emit)
+                total += np.where(active, r[rows, seat], 0.0)
+            # else: a settlement-only reward is 0 at a step where no hand ended
+            active = active & ~eng.terminated & ~learner_asked
         return total
 
     def start(self, rows: np.ndarray, seed, walls, new_match: bool) -> np.ndarray:
@@ -335,7 +362,10 @@ class _LearnerTables:
         g = np.arange(self.n) if rows is None else rows
         s = self.learner[g]
         mask = self.engine.legal_mask[g, s].astype(np.int8)
-        return {"observation": self.encoder.encode(self.engine.state, g, s), "action_mask": mask}
+        return {
+            "observation": encode_pairs(self.encoder, self.engine.state, g, s, self._buffers),
+            "action_mask": mask,
+        }
 
 
 class MCREnv(gym.Env):

@@ -10,7 +10,9 @@ process. It contains no rules.
   its actions from it and writes its outputs into it, so nothing is pickled per step except a
   few-byte command and reply per worker. With ``observe="packed"`` the workers encode the
   acting seats straight into one contiguous ``(N, C, 34)`` block in ``np.nonzero(to_act)``
-  order (worker i at the offset = acting seats of shards 0..i-1).
+  order (worker i at the offset = acting seats of shards 0..i-1; with several workers each
+  step reports its count first and then every shard encodes at once, so no shard's encoding
+  waits for another's).
 * **Identical results for every k and B.** Shard i's engine is built with
   ``first_game = lo`` (seeded walls derive from the global table index), so the same seed
   deals the same games whatever the sharding, and the engine's games never interact: every
@@ -43,7 +45,6 @@ import signal
 import time
 import traceback
 import weakref
-from multiprocessing import connection
 from multiprocessing.shared_memory import SharedMemory
 from typing import Any
 
@@ -430,29 +431,22 @@ class ShardedBatchEnv:
 
     # ------------------------------------------------------------------ plumbing
     def _gather(self, workers, what: str) -> dict[int, Any]:
-        """Replies of ``workers`` (indices), watching for dead processes; re-raise errors."""
-        pending = {int(i) for i in workers}
+        """Replies of ``workers`` (indices), in order; a dead worker is noticed by the end of
+        its pipe (the parent holds only its own end, so a worker's exit closes the pipe and
+        ``recv`` raises EOFError); re-raise errors. A blocking ``recv`` per worker: waiting on
+        every pipe and process sentinel at once built a selector per call (about 0.1 ms of
+        parent CPU per step)."""
         replies: dict[int, Any] = {}
         errors: list[tuple[int, tuple]] = []
-        while pending:
-            waitables = []
-            for i in pending:
-                waitables += [self._conns[i], self._procs[i].sentinel]
-            ready = connection.wait(waitables)
-            for i in sorted(pending):
-                conn, proc = self._conns[i], self._procs[i]
-                if conn in ready or (proc.sentinel in ready and conn.poll()):
-                    try:
-                        status, payload = conn.recv()
-                    except (EOFError, OSError):
-                        self._died(i, what)
-                    pending.discard(i)
-                    if status == "ok":
-                        replies[i] = payload
-                    else:
-                        errors.append((i, payload))
-                elif proc.sentinel in ready:
-                    self._died(i, what)
+        for i in sorted({int(i) for i in workers}):
+            try:
+                status, payload = self._conns[i].recv()
+            except (EOFError, OSError):
+                self._died(i, what)
+            if status == "ok":
+                replies[i] = payload
+            else:
+                errors.append((i, payload))
         if errors:
             i, (name, msg, tb) = errors[0]
             lo, hi = self.shards[i]
@@ -487,6 +481,15 @@ class ShardedBatchEnv:
         if self._closed:
             raise RuntimeError("the ShardedBatchEnv is closed")
 
+    @property
+    def _early_encode(self) -> bool:
+        """Packed rows encoded within the step command: only with one worker (its rows start
+        at 0); with several, every shard encodes once all counts are known."""
+        return self.num_workers == 1
+
+    def _step_offset(self, i: int) -> int | None:
+        return 0 if (i == 0 and self._early_encode) else None
+
     def _out(self, name: str) -> np.ndarray:
         a = self._v[name]
         if self.copy_obs:
@@ -509,7 +512,10 @@ class ShardedBatchEnv:
         elif mode == "packed":
             counts = [replies[i]["n_acting"] for i in range(self.num_workers)]
             offsets = np.concatenate([[0], np.cumsum(counts)]).astype(int)
-            late = [i for i in range(1, self.num_workers) if counts[i] > 0]
+            # one worker encoded with its step; several encode now, all at once (their offsets
+            # needed every count): no shard's encoding waits for another's
+            first = 1 if self._early_encode else 0
+            late = [i for i in range(first, self.num_workers) if counts[i] > 0]
             for i in late:
                 self._send(i, "encode", int(offsets[i]))
             self._gather(late, "encode")
@@ -560,7 +566,7 @@ class ShardedBatchEnv:
             parts = [arr[lo:hi] for lo, hi in self.shards]
         for i in range(self.num_workers):
             self._send(
-                i, "reset", {"seed": seed, "walls": parts[i], "offset": 0 if i == 0 else None}
+                i, "reset", {"seed": seed, "walls": parts[i], "offset": self._step_offset(i)}
             )
         replies = self._gather(range(self.num_workers), "reset")
         self._started = True
@@ -590,7 +596,7 @@ class ShardedBatchEnv:
             self._check_legal(acts)
         np.copyto(v["actions"], acts, casting="unsafe")
         for i in range(self.num_workers):
-            self._send(i, "step", {"offset": 0 if i == 0 else None})
+            self._send(i, "step", {"offset": self._step_offset(i)})
         replies = self._gather(range(self.num_workers), "step")
         obs = self._collect(replies, False)
         rewards = v["rewards"].copy()

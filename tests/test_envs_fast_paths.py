@@ -1,0 +1,114 @@
+"""The envs' fast paths keep their results: the compiled random opponents of the
+single-learner envs (:func:`mcr_env.envs.common.random_opponent_actions`) equal the general
+path (each :class:`RandomPolicy` asked through :func:`call_policy` for its acting seats in
+``np.nonzero`` order, with the same draws from the same generators), and reused observation
+buffers (:class:`mcr_env.envs.common.ObservationBuffers`) never overwrite an observation the
+caller still holds."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mcr_env.engine import MCREngine, RulesConfig
+from mcr_env.engine.sampling import sample_legal_actions
+from mcr_env.envs.batch import MCRBatchEnv
+from mcr_env.envs.common import (
+    ObservationBuffers,
+    RandomPolicy,
+    call_policy,
+    random_opponent_actions,
+)
+
+
+def _general(eng, learner, active, policies):
+    """The per-policy loop of ``_LearnerTables.opponent_actions`` (plain numpy)."""
+    n = eng.batch_size
+    acts = np.zeros((n, 4), dtype=np.int64)
+    who = eng.to_act & active[:, None]
+    who[np.arange(n), learner] = False
+    rel = (np.arange(4)[None, :] - learner[:, None]) % 4
+    for k, pol in enumerate(policies):
+        g, s = np.nonzero(who & (rel == k + 1))
+        if g.size:
+            acts[g, s] = call_policy(pol, None, eng.legal_mask[g, s], eng.state, g, s)
+    return acts
+
+
+def test_random_opponents_equal_the_policy_loop():
+    eng = MCREngine(48, RulesConfig(claim_round="all", wall_layout="botzone"))
+    eng.reset(seed=4)
+    rng = np.random.default_rng(5)
+    fast = [RandomPolicy(np.random.default_rng(10 + k)) for k in range(3)]
+    slow = [RandomPolicy(np.random.default_rng(10 + k)) for k in range(3)]
+    out = np.full((48, 4), 99, dtype=np.int64)
+    asked = 0
+    for _ in range(200):
+        learner = rng.integers(0, 4, 48)
+        active = rng.random(48) < 0.8
+        got = random_opponent_actions(eng.to_act, eng.legal_mask, learner, active, fast, out)
+        want = _general(eng, learner, active, slow)
+        np.testing.assert_array_equal(got, want)
+        who = eng.to_act & active[:, None]
+        who[np.arange(48), learner] = False
+        assert eng.legal_mask[who.nonzero() + (got[who],)].all()  # legal
+        assert (got[~who] == 0).all()
+        asked += int(who.sum())
+        eng.step(sample_legal_actions(eng.legal_mask, rng, eng.to_act))
+        if eng.terminated.any():
+            eng.reset(games=eng.terminated.copy())
+    for f, s in zip(fast, slow):  # the generators advanced alike
+        assert f.rng.random() == s.rng.random()
+    assert asked > 5000
+
+
+def _ptr(x: np.ndarray) -> int:
+    """Address of the first element (identifies the buffer without referencing it)."""
+    return x.__array_interface__["data"][0]
+
+
+def test_buffers_are_reused_only_when_nobody_holds_them():
+    bufs = ObservationBuffers((2, 34), count=2)
+    a = bufs.take(5)
+    first = _ptr(a)
+    del a
+    b = bufs.take(4)  # the first buffer is free again: reused
+    assert _ptr(b) == first and b.shape == (4, 2, 34)
+    held = b[1:3]  # a view of a view keeps the buffer
+    del b
+    c = bufs.take(6)  # the second buffer (the first is held through `held`)
+    second = _ptr(c)
+    assert second != first
+    d = bufs.take(3)  # both held (`held`, c): a fresh array
+    assert _ptr(d) not in (first, second)
+    m = memoryview(c)
+    del c
+    e = bufs.take(6)  # c's buffer is held by the memoryview, the first by `held`
+    assert _ptr(e) not in (first, second)
+    del m
+    assert _ptr(bufs.take(6)) == second
+    del held, d, e
+    assert bufs.take(5).shape == (5, 2, 34)
+    x = bufs.take(9)  # grown: a new array in the first free slot
+    assert x.shape == (9, 2, 34)
+    x[:] = 1.0
+    y = bufs.take(9)  # x is held: y is another array
+    assert _ptr(y) != _ptr(x) and (x == 1.0).all()
+
+
+def test_batch_env_observations_held_stay_intact():
+    """Observations the caller keeps (every step's packed and "all" arrays) are equal to
+    fresh encodings of the states they were made from, step after step."""
+    for observe in ("packed", "all"):
+        env = MCRBatchEnv(8, observe=observe, claim_round="options")
+        obs, _ = env.reset(seed=2)
+        rng = np.random.default_rng(3)
+        kept, states = [], []
+        for t in range(40):
+            if t % 3 == 0:  # keep a third of them; the others are dropped (buffers reused)
+                kept.append((obs["observation"], obs.get("games"), obs.get("seats")))
+                states.append(env.engine.state.copy())
+            a = sample_legal_actions(obs["action_mask"].view(bool), rng, obs["to_act"])
+            obs, *_ = env.step(a)
+        for (o, g, s), st in zip(kept, states):
+            want = env.encoder.encode(st, g, s) if observe == "packed" else env.encoder.encode(st)
+            np.testing.assert_array_equal(o.reshape(want.shape), want)
