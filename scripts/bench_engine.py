@@ -193,10 +193,14 @@ def bench_engine(
         dict with ``batch``, ``layout``, ``claim_round``, ``policy``, ``hands``,
         ``decisions``, ``decisions_per_hand``, ``steps``, ``seconds``, ``hands_per_s``,
         ``decisions_per_s`` (wall clock) and ``cpu_seconds``, ``hands_per_cpu_s`` (process
-        CPU time: the fair figure on a shared machine).
+        CPU time: the fair figure on a shared machine), ``scorer_runs_per_hand`` (exact
+        scorer runs, i.e. score-cache misses) and ``hu_decisions``
+        (:attr:`MCREngine.hu_decisions` over the timed part).
     """
     eng, one_step, warm = _warm_engine(batch, seconds, layout, seed, claim_round, policy)
     hands = decisions = steps = 0
+    misses0 = score_cache_info()["misses"]
+    hu0 = eng.hu_decisions
     t0 = time.perf_counter()
     c0 = time.process_time()
     while True:
@@ -216,6 +220,10 @@ def bench_engine(
         "steps": steps,
         **warm,
         **_rates(hands, decisions, t0, c0),
+        # exact scorer runs (score-cache misses) per hand, and how the Hu legality of the
+        # complete hands met was decided (compiled 8-point bound or exact scorer)
+        "scorer_runs_per_hand": round((score_cache_info()["misses"] - misses0) / max(hands, 1), 3),
+        "hu_decisions": {k: v - hu0[k] for k, v in eng.hu_decisions.items()},
     }
 
 

@@ -21,7 +21,7 @@ from mcr_env.engine import (
     table_points,
 )
 from mcr_env.engine.core import score_cache_info
-from mcr_env.engine.kernels import SUIT_TABLE, complete_rows
+from mcr_env.engine.kernels import SUIT_TABLE, complete_rows, complete_with
 from mcr_env.engine.walls import check_walls
 from mcr_env.scoring import Fan
 from mcr_env.scoring.shanten import complete_mask
@@ -481,3 +481,25 @@ def test_score_cache_answers_a_replayed_game_without_the_scorer():
     assert totals2 == totals
     for a, b in zip(first, second):
         assert a.keys() == b.keys() and all(a[k][0] is b[k][0] for k in a)
+
+
+def test_completeness_with_an_extra_tile_read_in_place():
+    """complete_with (the claim rounds' test: a hand plus the tile in play, read from the
+    int8 hand row without a copy) equals complete_mask of the 14 - 3m tile counts."""
+    rng = np.random.default_rng(1)
+    c13, n13 = _waiting_hands(rng)
+    h = np.zeros(34, dtype=np.int64)
+    hits = 0
+    for i in range(0, len(c13), 3):
+        row = c13[i]
+        for t in range(34):
+            if row[t] == 4:
+                continue
+            c14 = row.astype(np.int64)
+            c14[t] += 1
+            want = bool(complete_mask(c14[None], np.array([n13[i]]))[0])
+            assert complete_with(row, t, int(n13[i]), SUIT_TABLE, h) == want
+            if want:  # the drawn-tile form: the tile already counted, no extra
+                assert complete_with(c14.astype(np.int8), -1, int(n13[i]), SUIT_TABLE, h)
+            hits += want
+    assert hits > 500

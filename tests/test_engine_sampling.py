@@ -69,3 +69,24 @@ def test_bad_input():
         sample_legal_actions(np.ones((2, 3), dtype=bool), rng, np.ones(3, dtype=bool))
     with pytest.raises(ValueError, match="no legal action"):
         sample_legal_actions(np.zeros((2, 3), dtype=bool), rng, np.ones(2, dtype=bool))
+
+
+@pytest.mark.parametrize("rows", [1, 2, 4, 5, 9])
+def test_draws_are_one_bounded_integer_per_row_in_row_order(rows):
+    """The documented stream: row i with c_i legal ids takes its (c_i - 1 - r_i)-th id, where
+    r = rng.integers(0, c) over the rows with a legal id in order (one array draw; the sampler
+    draws a few rows one scalar at a time, which NumPy makes the same stream)."""
+    gen = np.random.default_rng(rows)
+    for trial in range(50):
+        mask = gen.random((rows, 40)) < gen.random()
+        seed = 1000 * rows + trial
+        got = sample_legal_actions(mask, np.random.default_rng(seed))
+        ref_rng = np.random.default_rng(seed)
+        legal_rows = [r for r in range(rows) if mask[r].any()]
+        expect = np.zeros(rows, dtype=np.int64)
+        if legal_rows:
+            counts = mask[legal_rows].sum(axis=1)
+            r = ref_rng.integers(0, counts)
+            for i, row in enumerate(legal_rows):
+                expect[row] = np.flatnonzero(mask[row])[counts[i] - 1 - r[i]]
+        np.testing.assert_array_equal(got, expect)

@@ -50,9 +50,12 @@ Implementation: the per-step work runs in compiled kernels (:mod:`mcr_env.engine
 numba) that loop over the games of the batch: :func:`~mcr_env.engine.kernels.step_kernel`
 applies the actions (discards, kongs, claims in seat priority, draws with flower replacement)
 and builds the legal masks with an exact shape test of every hand that could win;
-:func:`~mcr_env.engine.kernels.deal_kernel` deals. Exact scoring (``score_win``, Python) runs
-only for the (game, seat) pairs whose hand is complete, answered from a bounded cache
-(:func:`score_cache_info`); its 8-point test is what makes Hu legal. A usual step is one kernel
+:func:`~mcr_env.engine.kernels.deal_kernel` deals. Hu is legal for a complete hand worth 8
+points (docs/rules.md §2): the kernel decides most complete hands with a compiled bound
+(:func:`mcr_env.scoring.hu_bound.legal_win_bound`, checked against the exact scorer) and lists
+the others for the exact scorer (``score_win``, Python, answered from a bounded cache,
+:func:`score_cache_info`); a win taken on a hand the bound found legal is scored exactly when
+it is settled (:attr:`MCREngine.hu_decisions` counts the three cases). A usual step is one kernel
 call whatever B is (one more per round of scoring or per ended hand).
 """
 
@@ -65,14 +68,14 @@ import numpy as np
 
 from mcr_env.engine import external
 from mcr_env.engine.actions import (
-    NUM_ACTIONS,
     ActionKind,
 )
 from mcr_env.engine.config import RulesConfig
 from mcr_env.engine.kernels import (
-    STATE_FIELDS,
     SUIT_TABLE,
     deal_kernel,
+    output_buffers,
+    output_views,
     step_kernel,
 )
 from mcr_env.engine.state import (
@@ -285,42 +288,40 @@ class MCREngine:
         (self._score_win, self._settle_batch, self._penalty) = _scoring()
         b = self.batch_size
         self.state = GameState.empty(b)
-        self.to_act = np.zeros((b, 4), dtype=bool)
-        self.legal_mask = np.zeros((b, 4, NUM_ACTIONS), dtype=bool)
-        self.rewards = np.zeros((b, 4), dtype=np.int32)
-        self.player_rewards = np.zeros((b, 4), dtype=np.int32)
+        # kernel buffers (mcr_env.engine.kernels): the state's three buffers (its fields are
+        # views of them) and the output buffers, whose views are the engine's outputs; a
+        # kernel call passes these six arrays, not one per field
+        self._bufs = self.state.packed_buffers()
+        self._obufs = output_buffers(b)
+        (
+            self.to_act,  # (B, 4) bool
+            self.legal_mask,  # (B, 4, 235) bool
+            self.hand_over,  # (B,) bool
+            self._illegal,  # (B, 4) bool acting seats with an illegal action
+            self._need,  # (B,) bool games whose masks are to be built
+            self._hu_state,  # (B, 4) int8 1 to score, 2 legal win, 3 not
+            self.rewards,  # (B, 4) int32
+            self.player_rewards,  # (B, 4) int32
+            self._cand,  # (4B, 4) int64 hands to score
+            self._ev,  # (B, 4) int64 ended hands (game, reason, winner, from)
+        ) = output_views(*self._obufs)
+        # complete hands decided by the compiled 8-point bound (legal, not legal) or left to
+        # the exact scorer (hu_decisions): the last three entries of the int64 output buffer
+        self._hu_stats = self._obufs[2][-3:]
         self.terminated = np.ones(b, dtype=bool)
-        self.hand_over = np.zeros(b, dtype=bool)
         self.table_points = np.zeros((b, 4), dtype=np.float32)
         self.last_hand_result: list[HandResult | None] = [None] * b
-        # kernel buffers (mcr_env.engine.kernels): the state tuple, per-step flags and outputs
-        self._S = tuple(getattr(self.state, name) for name in STATE_FIELDS)
         self._raise = config.illegal_action == "raise"
-        self._illegal = np.zeros((b, 4), dtype=bool)  # acting seats with an illegal action
-        self._need = np.zeros(b, dtype=bool)  # games whose masks are to be built
-        self._hu_state = np.zeros((b, 4), dtype=np.int8)  # 1 to score, 2 legal win, 3 not
-        self._cand = np.zeros((4 * b, 4), dtype=np.int64)  # hands to score
-        self._ev = np.zeros((b, 4), dtype=np.int64)  # ended hands (game, reason, winner, from)
         self._no_acts = np.zeros((b, 4), dtype=np.int64)  # the actions of a masks-only pass
-        self._outs = (
-            self.to_act,
-            self.legal_mask,
-            self.rewards,
-            self.player_rewards,
-            self.hand_over,
-            self._illegal,
-            self._need,
-            self._hu_state,
-            self._cand,
-            self._ev,
-        )
         # root seed of each game (walls derive from it, the game index and the episode counter);
         # set per game so that a partial reset with a seed never reseeds the other games
         self._root_seeds = np.zeros(b, dtype=np.uint64)
         self._seeded = False  # some reset has set the root seeds
         self._episode = np.full(b, -1, dtype=np.int64)
         self._match_walls: np.ndarray | None = None  # (B, 16, L) explicit match walls
-        self._hu: dict[tuple[int, int], tuple] = {}  # (game, seat) -> (ScoreResult, win_tile)
+        # (game, seat) -> (ScoreResult, win_tile) of the hands the exact scorer found legal in
+        # the current decision (hands the bound found legal are scored when the Hu is taken)
+        self._hu: dict[tuple[int, int], tuple] = {}
         self._started = False
 
     # ------------------------------------------------------------------ public properties
@@ -333,6 +334,16 @@ class MCREngine:
     def current_seat(self) -> np.ndarray:
         """``(B,) int8`` seat whose turn it is."""
         return self.state.current_seat
+
+    @property
+    def hu_decisions(self) -> dict:
+        """How the Hu legality of the complete hands met so far was decided (docs/rules.md §2):
+        ``bound_legal`` / ``bound_not_legal`` by the compiled 8-point bound
+        (:func:`mcr_env.scoring.hu_bound.legal_win_bound`), ``exact`` by the exact scorer
+        (answered from :func:`score_cache_info`'s cache when the hand was met before). A win
+        taken on a hand the bound found legal is scored exactly when it is settled."""
+        legal, not_legal, exact = (int(x) for x in self._hu_stats)
+        return {"bound_legal": legal, "bound_not_legal": not_legal, "exact": exact}
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, walls=None, games=None, prevalent_wind=None) -> None:
@@ -364,25 +375,27 @@ class MCREngine:
         """
         b = self.batch_size
         if games is None:
-            sel = np.ones(b, dtype=bool)
+            sel = None
+            g = np.arange(b)
         else:
             sel = np.asarray(games)
             if sel.dtype != bool or sel.shape != (b,):
                 raise ValueError(f"games must be a (B,) = ({b},) bool array, got {sel.dtype}")
+            g = np.flatnonzero(sel)
+        # (index arrays rather than boolean masks below: a partial reset touches few games)
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
                 raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
             if not self._seeded:
                 self._root_seeds[:] = np.uint64(int(seed) % (1 << 64))
-            self._root_seeds[sel] = np.uint64(int(seed) % (1 << 64))
+            self._root_seeds[g] = np.uint64(int(seed) % (1 << 64))
             self._seeded = True
-            self._episode[sel] = 0
+            self._episode[g] = 0
         else:
             if not self._seeded:
                 self._root_seeds[:] = np.uint64(np.random.SeedSequence().entropy % (1 << 63))
                 self._seeded = True
-            self._episode[sel] += 1
-        g = np.nonzero(sel)[0]
+            self._episode[g] += 1
         winds = external.prevalent_winds(self, prevalent_wind, g)
         if self._match:
             if self._match_walls is None:
@@ -405,16 +418,20 @@ class MCREngine:
                 arr2 = check_walls(arr, self.config.wall_layout)
                 explicit = self._rows_for(arr2, g, "walls")
         self._started = True
-        self.rewards[sel] = 0
-        self.player_rewards[sel] = 0
-        self.hand_over[sel] = False
-        self.terminated[sel] = False
-        self.table_points[sel] = 0
-        self.state.match_scores[sel] = 0
-        for i in g:
+        self.rewards[g] = 0
+        self.player_rewards[g] = 0
+        self.hand_over[g] = False
+        self.terminated[g] = False
+        self.table_points[g] = 0
+        self.state.match_scores[g] = 0
+        for i in g.tolist():
             self.last_hand_result[i] = None
         # Hu scorings cached for the previous hands of the reset games are stale
-        self._hu = {k: v for k, v in self._hu.items() if not sel[k[0]]}
+        if self._hu:
+            if sel is None:
+                self._hu = {}
+            else:
+                self._hu = {k: v for k, v in self._hu.items() if not sel[k[0]]}
         self.legal_mask[g] = False
         self.to_act[g] = False
         self._hu_state[g] = 0
@@ -485,9 +502,8 @@ class MCREngine:
             winds,
             np.ascontiguousarray(players),
             self._botzone,
-            self._S,
-            self._need,
-            self._ev,
+            *self._bufs,
+            *self._obufs,
         )
         if n_ev:  # impossible with 144/136 tiles, kept for safety
             self._end_exhaustive(self._ev[:n_ev, 0].copy())
@@ -534,8 +550,8 @@ class MCREngine:
             self._ask_all,
             self._botzone,
             SUIT_TABLE,
-            *self._S,
-            *self._outs,
+            *self._bufs,
+            *self._obufs,
         )
         if status < 0:
             gi, si = (int(x[0]) for x in np.nonzero(self._illegal))
@@ -637,8 +653,8 @@ class MCREngine:
                 self._ask_all,
                 self._botzone,
                 SUIT_TABLE,
-                *self._S,
-                *self._outs,
+                *self._bufs,
+                *self._obufs,
             )
             if n_ev:
                 ev = self._ev[:n_ev].copy()
@@ -668,6 +684,29 @@ class MCREngine:
             else:
                 self._hu_state[gi, si] = 2
                 self._hu[(gi, si)] = (res, ti)
+
+    def _exact_win(self, gi: int, si: int) -> tuple:
+        """``(ScoreResult, win tile)`` of the Hu that seat ``si`` of game ``gi`` declared on a
+        hand the 8-point bound found legal (the state is still that of the decision).
+
+        Raises:
+            RuntimeError: the exact scorer finds no legal win (the bound and the scorer
+                disagree: an engine bug).
+        """
+        st = self.state
+        ph = int(st.phase[gi])
+        self_drawn = ph == _P_ACT
+        ti = int(st.drawn_tile[gi, si]) if self_drawn else int(st.tile_in_play[gi])
+        hand14 = st.hand[gi, si].astype(np.int64)
+        if not self_drawn:
+            hand14[ti] += 1
+        res = self._score(gi, si, ti, self_drawn=self_drawn, rob=ph == _P_ROB, hand14=hand14)
+        if res is None:
+            raise RuntimeError(
+                f"engine invariant: the 8-point bound found game {gi}, seat {si} legal but the "
+                "exact scorer does not"
+            )
+        return res, ti
 
     def _after_hands(self, ended) -> None:
         """Games ``ended`` finished a hand: single hand -> terminated; match -> the next hand
@@ -807,7 +846,10 @@ class MCREngine:
         """Settle the wins ``wins (n, 4)`` rows ``(game, EndReason, winner, from)`` with the
         scores of the masks they were chosen from (``hu_cache``); docs/rules.md §3."""
         st = self.state
-        results = [hu_cache[(int(w[0]), int(w[2]))] for w in wins]
+        results = [
+            hu_cache.get((int(w[0]), int(w[2]))) or self._exact_win(int(w[0]), int(w[2]))
+            for w in wins
+        ]
         totals = np.array([res.total for res, _ in results], dtype=np.int64)
         pay = np.asarray(
             self._settle_batch(wins[:, 2].astype(np.int64), totals, wins[:, 3].astype(np.int64)),

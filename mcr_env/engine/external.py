@@ -16,7 +16,6 @@ import dataclasses
 import numpy as np
 
 from mcr_env.engine.actions import PASS
-from mcr_env.engine.kernels import STATE_FIELDS
 from mcr_env.engine.state import GameState, Phase
 
 _P_OVER = int(Phase.OVER)
@@ -78,10 +77,14 @@ def load_state(engine, state: GameState, copy: bool = True) -> None:
         for f in dataclasses.fields(GameState):
             np.copyto(getattr(engine.state, f.name), getattr(state, f.name))
     else:
-        if not all(getattr(state, f.name).flags.c_contiguous for f in dataclasses.fields(state)):
-            raise ValueError("load_state(copy=False) needs C-contiguous state arrays")
+        bufs = state.packed_buffers()
+        if bufs is None:
+            raise ValueError(
+                "load_state(copy=False) needs a state made by GameState.empty or GameState.copy "
+                "(its fields views of its own buffers, which the kernels take)"
+            )
         engine.state = state
-        engine._S = tuple(getattr(state, name) for name in STATE_FIELDS)
+        engine._bufs = bufs
     st = engine.state
     engine._started = True
     engine.terminated[:] = st.phase == _P_OVER

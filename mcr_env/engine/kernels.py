@@ -19,8 +19,10 @@ one engine ``step`` costs a few kernel calls whatever B is:
 base-5 suit-key table, Seven Pairs, Thirteen Orphans, Honors and Knitted Tiles, Knitted
 Straight; docs/rules.md §2), equal to :func:`mcr_env.scoring.shanten.complete_mask`.
 
-The state arrays are passed one by one in :data:`STATE_FIELDS` order (the dataclass field
-order of ``GameState``).
+A kernel call passes the state's three buffers (:meth:`GameState.packed_buffers`, the fields
+are views of them: :func:`state_views`) and the engine's three output buffers
+(:func:`output_buffers`, :func:`output_views`): a handful of arguments, since numba unpacks
+every array argument of every call.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from mcr_env.engine.state import (
     MeldKind,
     Phase,
 )
+from mcr_env.scoring.hu_bound import legal_win_bound
 
 STATE_FIELDS = tuple(f.name for f in dataclasses.fields(GameState))
 """Order of the GameState arrays in the state tuple the kernels take."""
@@ -223,6 +226,53 @@ def is_complete(h, n_melds, suit_table):
 
 
 @njit(cache=True, nogil=True)
+def _regular_with(row, extra, suit_table):
+    """:func:`_regular` of the counts ``row (34,)`` plus one tile ``extra`` (-1: none), read
+    in place (no copy: the claim rounds test three hands per discard)."""
+    pairs = 0
+    for t in range(27, 34):
+        c = row[t] + (1 if t == extra else 0)
+        if c == 1 or c == 4:
+            return False
+        if c == 2:
+            pairs += 1
+    for s in range(3):
+        key = 0
+        size = 0
+        for r in range(9):
+            c = row[9 * s + r] + (1 if 9 * s + r == extra else 0)
+            key += c * _POW5[r]
+            size += c
+        m = size % 3
+        if m == 1:
+            return False
+        bits = suit_table[key]
+        if m == 0:
+            if bits & 1 == 0:
+                return False
+        else:
+            if bits & 2 == 0:
+                return False
+            pairs += 1
+    return pairs == 1
+
+
+@njit(cache=True, nogil=True)
+def complete_with(row, extra, n_melds, suit_table, h):
+    """:func:`is_complete` of the counts ``row (34,)`` plus one tile ``extra`` (-1: none),
+    with ``n_melds`` melds; ``h (34,) int64`` is scratch (the special forms copy into it)."""
+    if _regular_with(row, extra, suit_table):
+        return True
+    if n_melds > 1:
+        return False
+    for x in range(34):
+        h[x] = row[x]
+    if extra >= 0:
+        h[extra] += 1
+    return is_complete(h, n_melds, suit_table)
+
+
+@njit(cache=True, nogil=True)
 def complete_rows(counts, n_melds, suit_table, out):
     """:func:`is_complete` of every row: ``counts (N, 34)`` (14 - 3 * n_melds tiles),
     ``n_melds (N,)`` -> ``out (N,) bool``."""
@@ -336,6 +386,152 @@ def _event(ev, n_ev, g, reason, win, frm):
     return n_ev + 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def state_views(s8, s16, s32):
+    """The :class:`GameState` fields (:data:`STATE_FIELDS` order) as views of the state's
+    three buffers (:data:`mcr_env.engine.state.FIELD_LAYOUT`; B = ``len(s32) // 4``)."""
+    b = s32.shape[0] // 4
+    meld_kind = s8[0 : b * 16].reshape((b, 4, 4))
+    meld_tile = s8[b * 16 : b * 32].reshape((b, 4, 4))
+    meld_from = s8[b * 32 : b * 48].reshape((b, 4, 4))
+    meld_claimed = s8[b * 48 : b * 64].reshape((b, 4, 4))
+    meld_added = s8[b * 64 : b * 80].view(np.bool_).reshape((b, 4, 4))
+    n_melds = s8[b * 80 : b * 84].reshape((b, 4))
+    discards = s8[b * 84 : b * 276].reshape((b, 4, 48))
+    discard_claimed = s8[b * 276 : b * 468].view(np.bool_).reshape((b, 4, 48))
+    discard_order = s16[0 : b * 192].reshape((b, 4, 48))
+    n_discards = s8[b * 468 : b * 472].reshape((b, 4))
+    total_discards = s16[b * 192 : b * 193]
+    visible_count = s8[b * 472 : b * 506].reshape((b, 34))
+    flower_count = s8[b * 506 : b * 510].reshape((b, 4))
+    flowers = s8[b * 510 : b * 542].view(np.bool_).reshape((b, 4, 8))
+    phase = s8[b * 542 : b * 543]
+    current_seat = s8[b * 543 : b * 544]
+    tile_in_play = s8[b * 544 : b * 545]
+    played_by = s8[b * 545 : b * 546]
+    after_kong = s8[b * 546 : b * 547].view(np.bool_)
+    tiles_left = s16[b * 193 : b * 197].reshape((b, 4))
+    dealer = s8[b * 547 : b * 548]
+    prevalent_wind = s8[b * 548 : b * 549]
+    hand_number = s16[b * 197 : b * 198]
+    player_at_seat = s8[b * 549 : b * 553].reshape((b, 4))
+    match_scores = s32[0 : b * 4].reshape((b, 4))
+    winner = s8[b * 553 : b * 554]
+    win_from = s8[b * 554 : b * 555]
+    end_reason = s8[b * 555 : b * 556]
+    hand = s8[b * 556 : b * 692].reshape((b, 4, 34))
+    drawn_tile = s8[b * 692 : b * 696].reshape((b, 4))
+    angang_tile = s8[b * 696 : b * 712].reshape((b, 4, 4))
+    wall = s8[b * 712 : b * 856].reshape((b, 144))
+    wall_front = s16[b * 198 : b * 202].reshape((b, 4))
+    wall_back = s16[b * 202 : b * 206].reshape((b, 4))
+    return (
+        meld_kind,
+        meld_tile,
+        meld_from,
+        meld_claimed,
+        meld_added,
+        n_melds,
+        discards,
+        discard_claimed,
+        discard_order,
+        n_discards,
+        total_discards,
+        visible_count,
+        flower_count,
+        flowers,
+        phase,
+        current_seat,
+        tile_in_play,
+        played_by,
+        after_kong,
+        tiles_left,
+        dealer,
+        prevalent_wind,
+        hand_number,
+        player_at_seat,
+        match_scores,
+        winner,
+        win_from,
+        end_reason,
+        hand,
+        drawn_tile,
+        angang_tile,
+        wall,
+        wall_front,
+        wall_back,
+    )
+
+
+OUT8 = 4 + 4 * NUM_ACTIONS + 1 + 4 + 1 + 4
+"""int8 elements per game of the engine's output buffer ``o8``: to_act (4), legal_mask
+(4 x 235), hand_over, illegal (4), need, hu_state (4)."""
+
+
+SCRATCH64 = 50
+"""int64 scratch elements of :func:`step_kernel` in the output buffer ``o64``."""
+
+
+def output_buffers(b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Zeroed output buffers of an engine of ``b`` games: ``o8 (b * OUT8,) int8``,
+    ``o32 (8b,) int32`` (rewards, player_rewards), ``o64 (20b + SCRATCH64 + 3,) int64``
+    (cand (4b, 4), ev (b, 4), the kernel's scratch, then the three ``hu_stats`` counters);
+    :func:`output_views` splits them."""
+    return (
+        np.zeros(b * OUT8, dtype=np.int8),
+        np.zeros(8 * b, dtype=np.int32),
+        np.zeros(20 * b + SCRATCH64 + 3, dtype=np.int64),
+    )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def output_views(o8, o32, o64):
+    """Views of the output buffers: ``to_act (B, 4) bool``, ``legal_mask (B, 4, 235) bool``,
+    ``hand_over (B,) bool``, ``illegal (B, 4) bool``, ``need (B,) bool``, ``hu_state (B, 4)
+    int8``, ``rewards (B, 4) int32``, ``player_rewards (B, 4) int32``, ``cand (4B, 4) int64``,
+    ``ev (B, 4) int64`` (B = ``len(o32) // 8``)."""
+    b = o32.shape[0] // 8
+    to_act = o8[0 : b * 4].view(np.bool_).reshape((b, 4))
+    legal_mask = o8[b * 4 : b * 944].view(np.bool_).reshape((b, 4, 235))
+    hand_over = o8[b * 944 : b * 945].view(np.bool_)
+    illegal = o8[b * 945 : b * 949].view(np.bool_).reshape((b, 4))
+    need = o8[b * 949 : b * 950].view(np.bool_)
+    hu_state = o8[b * 950 : b * 954].reshape((b, 4))
+    rewards = o32[0 : b * 4].reshape((b, 4))
+    player_rewards = o32[b * 4 : b * 8].reshape((b, 4))
+    cand = o64[0 : b * 16].reshape((4 * b, 4))
+    ev = o64[b * 16 : b * 20].reshape((b, 4))
+    return to_act, legal_mask, hand_over, illegal, need, hu_state, rewards, player_rewards, cand, ev
+
+
+@njit(cache=True, nogil=True)
+def _hu_verdict(g, s, h, t, self_drawn, fourth, wall_last, about_kong, MS, hu_stats):
+    """:func:`~mcr_env.scoring.hu_bound.legal_win_bound` of seat ``s`` of game ``g`` winning
+    on tile ``t`` with concealed counts ``h (34,)`` (winning tile included): 1 legal, 0 not,
+    -1 for the exact scorer; counted in ``hu_stats``."""
+    meld_kind, meld_tile, angang_tile, n_melds, dealer, prevalent_wind, mk, mt = MS
+    n = n_melds[g, s]
+    for j in range(n):
+        kind = meld_kind[g, s, j]
+        mk[j] = kind
+        mt[j] = angang_tile[g, s, j] if kind == _M_ANGANG else meld_tile[g, s, j]
+    v = legal_win_bound(
+        h,
+        n,
+        mk,
+        mt,
+        t,
+        self_drawn,
+        fourth,
+        wall_last,
+        about_kong,
+        (s - dealer[g]) % 4,
+        prevalent_wind[g],
+    )
+    hu_stats[0 if v == 1 else 1 if v == 0 else 2] += 1
+    return v
+
+
 # ----------------------------------------------------------------------------- step
 
 
@@ -348,50 +544,12 @@ def step_kernel(
     ask_all,
     botzone,
     suit_table,
-    meld_kind,
-    meld_tile,
-    meld_from,
-    meld_claimed,
-    meld_added,
-    n_melds,
-    discards,
-    discard_claimed,
-    discard_order,
-    n_discards,
-    total_discards,
-    visible_count,
-    flower_count,
-    flowers,
-    phase,
-    current_seat,
-    tile_in_play,
-    played_by,
-    after_kong,
-    tiles_left,
-    dealer,
-    prevalent_wind,
-    hand_number,
-    player_at_seat,
-    match_scores,
-    winner,
-    win_from,
-    end_reason,
-    hand,
-    drawn_tile,
-    angang_tile,
-    wall,
-    wall_front,
-    wall_back,
-    to_act,
-    legal_mask,
-    rewards,
-    player_rewards,
-    hand_over,
-    illegal,
-    need,
-    hu_state,
-    cand,
-    ev,
+    s8,
+    s16,
+    s32,
+    o8,
+    o32,
+    o64,
 ):
     """One engine step over the batch, or (``masks_only``) the masks of the games in ``need``.
 
@@ -417,7 +575,10 @@ def step_kernel(
             robbing windows (Pass-only without an option).
         botzone: the botzone wall layout (four 34-tile walls, docs/rules.md §9).
         suit_table: :data:`SUIT_TABLE`.
-        meld_kind ... wall_back: the :class:`GameState` arrays (:data:`STATE_FIELDS` order).
+        s8, s16, s32: the :class:`GameState` buffers (:meth:`GameState.packed_buffers`; the
+            fields are :func:`state_views` of them).
+        o8, o32, o64: the engine's output buffers (:func:`output_buffers`), whose views
+            (:func:`output_views`) are:
         to_act, legal_mask: the engine's ``(B, 4)`` / ``(B, 4, 235)`` outputs (rows of the
             acting seats cleared, rows of the built games written).
         rewards, player_rewards, hand_over: zeroed (all games) once the actions are checked.
@@ -430,11 +591,60 @@ def step_kernel(
             (self-drawn when the game's phase is ACT).
         ev: ``(B, 4) int64`` out: ended hands ``(game, EndReason, winner, from)``: Hu actions
             and draws finding no tile.
+        hu_stats: ``(3,) int64`` counters, incremented: complete hands the 8-point bound
+            (:func:`mcr_env.scoring.hu_bound.legal_win_bound`) found legal, found not legal,
+            left to the exact scorer.
 
     Returns:
         ``(status, events, candidates, illegal seats)``; status -1: an illegal action with
         ``raise_illegal`` (nothing changed).
     """
+    (
+        meld_kind,
+        meld_tile,
+        meld_from,
+        meld_claimed,
+        meld_added,
+        n_melds,
+        discards,
+        discard_claimed,
+        discard_order,
+        n_discards,
+        total_discards,
+        visible_count,
+        flower_count,
+        flowers,
+        phase,
+        current_seat,
+        tile_in_play,
+        played_by,
+        after_kong,
+        tiles_left,
+        dealer,
+        prevalent_wind,
+        hand_number,
+        player_at_seat,
+        match_scores,
+        winner,
+        win_from,
+        end_reason,
+        hand,
+        drawn_tile,
+        angang_tile,
+        wall,
+        wall_front,
+        wall_back,
+    ) = state_views(s8, s16, s32)
+    (to_act, legal_mask, hand_over, illegal, need, hu_state, rewards, player_rewards, cand, ev) = (
+        output_views(o8, o32, o64)
+    )
+    hu_stats = o64[o64.shape[0] - 3 :]
+    # scratch rows (in the output buffer, so a call allocates nothing): claim kinds per seat
+    # offset, completeness per offset, a hand's counts, the meld kinds and tiles of the bound
+    base = o64.shape[0] - 3 - SCRATCH64
+    kd = o64[base : base + 4]
+    comp = o64[base + 4 : base + 8]
+    h = o64[base + 8 : base + 42]
     D = (
         flower_count,
         flowers,
@@ -451,13 +661,21 @@ def step_kernel(
         wall_back,
     )  # what _draw changes
     M = (meld_kind, meld_tile, meld_from, meld_claimed, n_melds)  # what _add_meld changes
+    # what the 8-point bound reads, with two scratch rows
+    MS = (
+        meld_kind,
+        meld_tile,
+        angang_tile,
+        n_melds,
+        dealer,
+        prevalent_wind,
+        o64[base + 42 : base + 46],
+        o64[base + 46 : base + 50],
+    )
     b = need.shape[0]
     n_bad = 0
     n_ev = 0
     n_cand = 0
-    kd = np.zeros(4, dtype=np.int64)
-    comp = np.zeros(4, dtype=np.bool_)
-    h = np.empty(34, dtype=np.int64)
     if not masks_only:
         for g in range(b):
             need[g] = False
@@ -615,11 +833,18 @@ def step_kernel(
                 waiting = False
                 for k in range(1, 4):
                     s = (d + k) % 4
-                    for x in range(34):
-                        h[x] = hand[g, s, x]
-                    h[t] += 1
-                    comp[k] = is_complete(h, n_melds[g, s], suit_table)
+                    comp[k] = complete_with(hand[g, s], t, n_melds[g, s], suit_table, h)
                     if comp[k] and hu_state[g, s] == 0:
+                        for x in range(34):
+                            h[x] = hand[g, s, x]
+                        h[t] += 1
+                        # the last discard: the seat that would draw next has no tile left
+                        last = (not rob) and tiles_left[g, (d + 1) % 4] <= 0
+                        fourth = visible_count[g, t] - 1 >= 3
+                        v = _hu_verdict(g, s, h, t, False, fourth, last, rob, MS, hu_stats)
+                        if v >= 0:
+                            hu_state[g, s] = 2 if v == 1 else 3
+                            continue
                         hu_state[g, s] = 1
                         cand[n_cand, 0] = g
                         cand[n_cand, 1] = s
@@ -633,7 +858,7 @@ def step_kernel(
                 nxt_left = tiles_left[g, (d + 1) % 4]
                 for k in range(1, 4):
                     s = (d + k) % 4
-                    hu_ok = comp[k] and hu_state[g, s] == 2
+                    hu_ok = comp[k] != 0 and hu_state[g, s] == 2
                     opt = hu_ok
                     # the last discard (no tile after the discarder) may only be won; a seat
                     # that can Hu may claim instead (docs/rules.md §2)
@@ -680,17 +905,26 @@ def step_kernel(
                 act = ph == _P_ACT
                 hu_ok = False
                 if act:
-                    for x in range(34):
-                        h[x] = hand[g, c, x]
-                    if is_complete(h, n_melds[g, c], suit_table):
+                    if complete_with(hand[g, c], -1, n_melds[g, c], suit_table, h):
                         if hu_state[g, c] == 0:
-                            hu_state[g, c] = 1
-                            cand[n_cand, 0] = g
-                            cand[n_cand, 1] = c
-                            cand[n_cand, 2] = drawn_tile[g, c]
-                            cand[n_cand, 3] = 0
-                            n_cand += 1
-                            break
+                            for x in range(34):
+                                h[x] = hand[g, c, x]
+                            t = np.int64(drawn_tile[g, c])
+                            last = tiles_left[g, (c + 1) % 4] <= 0
+                            fourth = visible_count[g, t] >= 3
+                            v = _hu_verdict(
+                                g, c, h, t, True, fourth, last, after_kong[g], MS, hu_stats
+                            )
+                            if v >= 0:
+                                hu_state[g, c] = 2 if v == 1 else 3
+                            else:
+                                hu_state[g, c] = 1
+                                cand[n_cand, 0] = g
+                                cand[n_cand, 1] = c
+                                cand[n_cand, 2] = t
+                                cand[n_cand, 3] = 0
+                                n_cand += 1
+                                break
                         hu_ok = hu_state[g, c] == 2
                 kong_ok = act and tiles_left[g, c] > 0
                 if botzone and tiles_left[g, (c + 1) % 4] <= 0:
@@ -720,7 +954,9 @@ def step_kernel(
 
 
 @njit(cache=True, nogil=True)
-def deal_kernel(games, walls, hand_numbers, dealers, winds, players, botzone, S, need, ev):
+def deal_kernel(
+    games, walls, hand_numbers, dealers, winds, players, botzone, s8, s16, s32, o8, o32, o64
+):
     """Start hand ``hand_numbers[i]`` of game ``games[i]`` with wall ``walls[i]`` (docs/rules.md
     §2, §4): clears the per-hand fields, sets dealer/wind/players, deals 13 tiles per seat
     (official: blocks of 13 from the front, the dealer first, then flower replacement from the
@@ -762,7 +998,9 @@ def deal_kernel(games, walls, hand_numbers, dealers, winds, players, botzone, S,
         wall,
         wall_front,
         wall_back,
-    ) = S
+    ) = state_views(s8, s16, s32)
+    need = output_views(o8, o32, o64)[4]
+    ev = output_views(o8, o32, o64)[9]
     D = (
         flower_count,
         flowers,

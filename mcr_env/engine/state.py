@@ -41,6 +41,68 @@ WALL_CAPACITY = 144
 BOTZONE_SEGMENT = 34
 """Tiles per seat wall in the ``botzone`` layout."""
 
+# Per-game shape and dtype of every GameState field, in dataclass field order.
+_FIELD_SHAPES = {
+    "meld_kind": ((4, MAX_MELDS), np.int8),
+    "meld_tile": ((4, MAX_MELDS), np.int8),
+    "meld_from": ((4, MAX_MELDS), np.int8),
+    "meld_claimed": ((4, MAX_MELDS), np.int8),
+    "meld_added": ((4, MAX_MELDS), np.bool_),
+    "n_melds": ((4,), np.int8),
+    "discards": ((4, DISCARD_CAPACITY), np.int8),
+    "discard_claimed": ((4, DISCARD_CAPACITY), np.bool_),
+    "discard_order": ((4, DISCARD_CAPACITY), np.int16),
+    "n_discards": ((4,), np.int8),
+    "total_discards": ((), np.int16),
+    "visible_count": ((34,), np.int8),
+    "flower_count": ((4,), np.int8),
+    "flowers": ((4, 8), np.bool_),
+    "phase": ((), np.int8),
+    "current_seat": ((), np.int8),
+    "tile_in_play": ((), np.int8),
+    "played_by": ((), np.int8),
+    "after_kong": ((), np.bool_),
+    "tiles_left": ((4,), np.int16),
+    "dealer": ((), np.int8),
+    "prevalent_wind": ((), np.int8),
+    "hand_number": ((), np.int16),
+    "player_at_seat": ((4,), np.int8),
+    "match_scores": ((4,), np.int32),
+    "winner": ((), np.int8),
+    "win_from": ((), np.int8),
+    "end_reason": ((), np.int8),
+    "hand": ((4, 34), np.int8),
+    "drawn_tile": ((4,), np.int8),
+    "angang_tile": ((4, MAX_MELDS), np.int8),
+    "wall": ((WALL_CAPACITY,), np.int8),
+    "wall_front": ((4,), np.int16),
+    "wall_back": ((4,), np.int16),
+}
+
+BUFFER_DTYPES = (np.int8, np.int16, np.int32)
+"""dtypes of the three buffers a :class:`GameState` made by ``empty`` lives in (bool fields
+are views of the int8 buffer), so the kernels take three arrays instead of one per field."""
+
+
+def _field_layout() -> tuple[dict, tuple[int, ...]]:
+    layout, sizes = {}, [0, 0, 0]
+    for name, (shape, dtype) in _FIELD_SHAPES.items():
+        group = 0 if dtype in (np.int8, np.bool_) else BUFFER_DTYPES.index(dtype)
+        layout[name] = (group, sizes[group], shape, dtype)
+        sizes[group] += int(np.prod(shape))
+    return layout, tuple(sizes)
+
+
+FIELD_LAYOUT, BUFFER_SIZES = _field_layout()
+_FIRST_OF_GROUP = tuple(
+    next(name for name, (g, off, _s, _d) in FIELD_LAYOUT.items() if g == group and off == 0)
+    for group in range(len(BUFFER_DTYPES))
+)
+"""``FIELD_LAYOUT[name] = (buffer, offset, per-game shape, dtype)``: field ``name`` of a state
+of B games is ``buffer[B * offset : B * (offset + prod(shape))]`` viewed as ``(B, *shape)``;
+``BUFFER_SIZES``: elements per game of each buffer (the buffers hold B times that). Fields are
+laid out field by field (each field's B rows together), in dataclass field order."""
+
 
 class Phase(IntEnum):
     """What kind of decision a game is waiting for (``GameState.phase``)."""
@@ -196,47 +258,43 @@ class GameState:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         b = int(batch_size)
-        shapes = {
-            "meld_kind": ((b, 4, MAX_MELDS), np.int8),
-            "meld_tile": ((b, 4, MAX_MELDS), np.int8),
-            "meld_from": ((b, 4, MAX_MELDS), np.int8),
-            "meld_claimed": ((b, 4, MAX_MELDS), np.int8),
-            "meld_added": ((b, 4, MAX_MELDS), np.bool_),
-            "n_melds": ((b, 4), np.int8),
-            "discards": ((b, 4, DISCARD_CAPACITY), np.int8),
-            "discard_claimed": ((b, 4, DISCARD_CAPACITY), np.bool_),
-            "discard_order": ((b, 4, DISCARD_CAPACITY), np.int16),
-            "n_discards": ((b, 4), np.int8),
-            "total_discards": ((b,), np.int16),
-            "visible_count": ((b, 34), np.int8),
-            "flower_count": ((b, 4), np.int8),
-            "flowers": ((b, 4, 8), np.bool_),
-            "phase": ((b,), np.int8),
-            "current_seat": ((b,), np.int8),
-            "tile_in_play": ((b,), np.int8),
-            "played_by": ((b,), np.int8),
-            "after_kong": ((b,), np.bool_),
-            "tiles_left": ((b, 4), np.int16),
-            "dealer": ((b,), np.int8),
-            "prevalent_wind": ((b,), np.int8),
-            "hand_number": ((b,), np.int16),
-            "player_at_seat": ((b, 4), np.int8),
-            "match_scores": ((b, 4), np.int32),
-            "winner": ((b,), np.int8),
-            "win_from": ((b,), np.int8),
-            "end_reason": ((b,), np.int8),
-            "hand": ((b, 4, 34), np.int8),
-            "drawn_tile": ((b, 4), np.int8),
-            "angang_tile": ((b, 4, MAX_MELDS), np.int8),
-            "wall": ((b, WALL_CAPACITY), np.int8),
-            "wall_front": ((b, 4), np.int16),
-            "wall_back": ((b, 4), np.int16),
-        }
+        bufs = tuple(
+            np.empty(b * size, dtype=dtype) for dtype, size in zip(BUFFER_DTYPES, BUFFER_SIZES)
+        )
         kwargs = {}
         for f in dataclasses.fields(cls):
-            shape, dtype = shapes[f.name]
-            kwargs[f.name] = np.full(shape, f.metadata["sentinel"], dtype=dtype)
+            group, offset, shape, dtype = FIELD_LAYOUT[f.name]
+            size = int(np.prod(shape))
+            view = bufs[group][b * offset : b * (offset + size)].reshape((b, *shape))
+            if dtype is np.bool_:
+                view = view.view(np.bool_)
+            view[...] = f.metadata["sentinel"]
+            kwargs[f.name] = view
         return cls(**kwargs)
+
+    def packed_buffers(self) -> tuple[np.ndarray, ...] | None:
+        """The three buffers (:data:`BUFFER_DTYPES`) every field of a state made by
+        :meth:`empty` or :meth:`copy` is a view of (the engine's kernels take these), or None
+        when the fields are arrays of their own (a state built from arrays)."""
+        b = self.batch_size
+        bufs = []
+        for group, dtype in enumerate(BUFFER_DTYPES):
+            # the buffer is the array the group's first field is a view of
+            root = getattr(self, _FIRST_OF_GROUP[group])
+            while isinstance(root.base, np.ndarray):
+                root = root.base
+            if root.dtype != dtype or root.ndim != 1 or root.size != b * BUFFER_SIZES[group]:
+                return None
+            bufs.append(root)
+        b = self.batch_size
+        for f in dataclasses.fields(self):
+            group, offset, _shape, dtype = FIELD_LAYOUT[f.name]
+            arr = getattr(self, f.name)
+            start = bufs[group].__array_interface__["data"][0]
+            start += b * offset * np.dtype(BUFFER_DTYPES[group]).itemsize
+            if arr.__array_interface__["data"][0] != start or not arr.flags.c_contiguous:
+                return None
+        return tuple(bufs)
 
     @property
     def batch_size(self) -> int:
@@ -244,8 +302,12 @@ class GameState:
         return int(self.phase.shape[0])
 
     def copy(self) -> GameState:
-        """A deep copy (every array copied)."""
-        return GameState(**{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)})
+        """A deep copy (every array copied; the copy's fields are views of its own buffers, as
+        :meth:`empty` makes them)."""
+        out = GameState.empty(self.batch_size)
+        for f in dataclasses.fields(self):
+            np.copyto(getattr(out, f.name), getattr(self, f.name))
+        return out
 
     def seat_wind(self) -> np.ndarray:
         """``(B, 4) int8``: seat wind of each seat (0 = East), ``(seat - dealer) % 4``."""
