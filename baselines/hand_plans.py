@@ -740,6 +740,21 @@ def _claim_value(kind, t, claimed, c, mchow, mtile, m, vis, gc, gn, hon, out, re
 
 
 @njit(cache=True)
+def _forced_action(legal):
+    """The action a row must take without weighing plans: Hu when legal (the rule agents always
+    take a legal win), else the only legal action; -1 when there is a choice."""
+    if legal[_HU]:
+        return _HU
+    n_legal = 0
+    only = -1
+    for a in range(legal.shape[0]):
+        if legal[a]:
+            n_legal += 1
+            only = a
+    return only if n_legal == 1 else -1
+
+
+@njit(cache=True)
 def _kong_action(legal, c, mchow, mtile, m, best_v, gc, gn, hon, out, rem, sharpness, act_tile):
     """The first legal AnGang / BuGang (in action order) after which the hand's value is at
     least ``best_v`` (the best discard's), or -1. ``c`` and the melds are restored."""
@@ -857,17 +872,9 @@ def rule_decisions(
     playable = np.empty(34, dtype=np.bool_)
     for row in range(n_rows):
         legal = mask[row]
-        if legal[_HU]:
-            res[row] = _HU
-            continue
-        n_legal = 0
-        only = -1
-        for a in range(legal.shape[0]):
-            if legal[a]:
-                n_legal += 1
-                only = a
-        if n_legal == 1:
-            res[row] = only
+        forced = _forced_action(legal)
+        if forced >= 0:
+            res[row] = forced
             continue
         tot_visible = 0
         for t in range(34):

@@ -25,9 +25,9 @@ import numpy as np
 from numba import njit
 
 from baselines.hand_plans import (
-    _HU,
     _PLAY,
     _claim_action,
+    _forced_action,
     _hand_value,
     _kong_action,
     _load_melds,
@@ -155,17 +155,9 @@ def lookahead_decisions(
     ev = np.zeros(34, dtype=np.float64)
     for row in range(n_rows):
         legal = mask[row]
-        if legal[_HU]:
-            res[row] = _HU
-            continue
-        n_legal = 0
-        only = -1
-        for a in range(legal.shape[0]):
-            if legal[a]:
-                n_legal += 1
-                only = a
-        if n_legal == 1:
-            res[row] = only
+        forced = _forced_action(legal)
+        if forced >= 0:
+            res[row] = forced
             continue
         has_play = False
         for t in range(34):
