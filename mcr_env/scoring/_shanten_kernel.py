@@ -36,29 +36,35 @@ def _key(c, start, length):
     return key
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _fold_at(acc, row, b):
+    """``(no pair, one pair)`` entries at ``b`` blocks of the max-plus fold of ``row (10,)``
+    into ``acc (10,)``: the max over ``b1 + b2 = b``, ``p1 + p2 = p`` of
+    ``acc[2 b1 + p1] + row[2 b2 + p2]``."""
+    v0 = -1000
+    v1 = -1000
+    for b1 in range(b + 1):
+        b2 = b - b1
+        a0 = acc[2 * b1]
+        r0 = row[2 * b2]
+        x = a0 + r0
+        if x > v0:
+            v0 = x
+        x = acc[2 * b1 + 1] + r0
+        if x > v1:
+            v1 = x
+        x = a0 + row[2 * b2 + 1]
+        if x > v1:
+            v1 = x
+    return v0, v1
+
+
 @njit(cache=True, nogil=True)
 def _fold(acc, row, k, out):
-    """Max-plus fold of one component's table ``row (10,)`` into ``acc (10,)``: ``out[2b + p]``
-    = max over ``b1 + b2 = b``, ``p1 + p2 = p`` of ``acc[2 b1 + p1] + row[2 b2 + p2]``, for
-    ``b <= k`` (entries above ``2k + 1`` are not written)."""
+    """Max-plus fold of one component's table ``row (10,)`` into ``acc (10,)``, written to
+    ``out[2b + p]`` for ``b <= k`` (entries above ``2k + 1`` are not written)."""
     for b in range(k + 1):
-        v0 = -1000
-        v1 = -1000
-        for b1 in range(b + 1):
-            b2 = b - b1
-            a0 = acc[2 * b1]
-            r0 = row[2 * b2]
-            x = a0 + r0
-            if x > v0:
-                v0 = x
-            x = acc[2 * b1 + 1] + r0
-            if x > v1:
-                v1 = x
-            x = a0 + row[2 * b2 + 1]
-            if x > v1:
-                v1 = x
-        out[2 * b] = v0
-        out[2 * b + 1] = v1
+        out[2 * b], out[2 * b + 1] = _fold_at(acc, row, b)
 
 
 @njit(cache=True, nogil=True)
@@ -70,23 +76,7 @@ def regular_value(c, k, suit, honor, acc, tmp):
         acc[j] = row[j]
     _fold(acc, suit[_key(c, 9, 9)], k, tmp)
     _fold(tmp, suit[_key(c, 18, 9)], k, acc)
-    h = honor[_key(c, 27, 7)]
-    # last fold: only b = k is needed
-    v0 = -1000
-    v1 = -1000
-    for b1 in range(k + 1):
-        b2 = k - b1
-        a0 = acc[2 * b1]
-        r0 = h[2 * b2]
-        x = a0 + r0
-        if x > v0:
-            v0 = x
-        x = acc[2 * b1 + 1] + r0
-        if x > v1:
-            v1 = x
-        x = a0 + h[2 * b2 + 1]
-        if x > v1:
-            v1 = x
+    v0, v1 = _fold_at(acc, honor[_key(c, 27, 7)], k)  # the last fold: only b = k is needed
     best = v0 if v0 >= v1 + 1 else v1 + 1
     return 2 * k - best
 
