@@ -3,7 +3,18 @@
 :class:`ShardedBatchEnv` has the API of :class:`mcr_env.envs.batch.MCRBatchEnv` (same
 arguments, same ``reset``/``step`` results, same autoreset and observation modes) but runs its
 B tables as k contiguous shards (tables ``lo..hi-1``), each an ``MCRBatchEnv`` in its own worker
-process. It contains no rules.
+process (``backend="process"``, the default) or its own thread of this process
+(``backend="thread"``). It contains no rules.
+
+* **Backends.** ``"process"``: k spawned worker processes over shared memory, one pipe
+  message per worker and step; for many-core machines (each worker its own interpreter, no
+  shared GIL). ``"thread"``: the k shard envs live in this process over one buffer; inside
+  ``step`` the calling thread serves shard 0 itself while k - 1 helper threads serve the
+  others (commands and answers through ``queue.SimpleQueue``: blocking waits, no spinning).
+  The engine's step and deal kernels and the encoders are numba ``nogil`` kernels, so the
+  shards run in parallel except for their Python glue; there is no third process, no IPC and
+  no wake-up at k = 1, which makes it the cheaper backend on a few cores. Both backends run
+  the same shard code and give identical results.
 
 * **Shared memory.** Actions, observations, masks, ``to_act``, rewards, settlements and the
   other per-step outputs live in one ``multiprocessing.shared_memory`` block; each worker reads
@@ -22,8 +33,9 @@ process. It contains no rules.
   and threads in the parent); they ignore SIGINT (the parent stops them) and exit when the
   parent's end of their pipe closes, so a killed parent leaves no worker behind.
 * **Failures.** A worker that dies raises :class:`WorkerError` in the parent naming the
-  worker, its pid, tables and exit code; every other worker is stopped and the shared memory is
-  freed (the env is closed). An illegal action is caught in the parent before any shard steps
+  worker, its pid (or thread), tables and exit code (or why the thread ended); every other
+  worker is stopped and the shared memory is freed (the env is closed); so does an exception
+  inside a shard, and a ``step`` interrupted (Ctrl-C) while the shards run closes the env. An illegal action is caught in the parent before any shard steps
   (same ``ValueError`` text as the engine's, with the global table index), so no table changes.
 
 Use it as a context manager or call :meth:`ShardedBatchEnv.close` (also run at garbage
@@ -38,10 +50,13 @@ the fast path of the rollout loops, which gather the rows they keep anyway); the
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import multiprocessing as mp
 import os
+import queue
 import signal
+import threading
 import time
 import traceback
 import weakref
@@ -58,7 +73,10 @@ from mcr_env.engine.walls import check_walls
 from mcr_env.envs.batch import MASK_DTYPE, MCRBatchEnv, check_modes, table_config
 from mcr_env.rewards import RewardFunction, make_reward
 
-__all__ = ["ShardedBatchEnv", "WorkerError", "default_num_workers", "make_batch_env"]
+__all__ = ["BACKENDS", "ShardedBatchEnv", "WorkerError", "default_num_workers", "make_batch_env"]
+
+BACKENDS = ("process", "thread")
+"""Where :class:`ShardedBatchEnv` runs its shards: worker processes or threads of this one."""
 
 _T = 34  # tile kinds (the last axis of every observation)
 
@@ -175,6 +193,27 @@ class _ShardEnv(MCRBatchEnv):
         v["seats"][offset : offset + n] = s
 
 
+def _make_shard(
+    lo: int, hi: int, first_game: int, views: dict, observe: str, kwargs: dict, record: bool
+) -> _ShardEnv:
+    """The shard env of tables ``lo..hi-1`` writing into ``views`` (wrapped in a
+    :class:`~mcr_env.engine.records.GameRecorder` with ``record``)."""
+    env = _ShardEnv(lo, hi, first_game, views, observe, **kwargs)
+    if record:
+        from mcr_env.engine.records import GameRecorder
+
+        env.engine = GameRecorder(env.engine)
+    return env
+
+
+def _answer(env: _ShardEnv, views: dict, cmd: str, arg: Any) -> tuple[str, Any]:
+    """``("ok", reply)`` of one command, or ``("error", (type name, message, traceback))``."""
+    try:
+        return "ok", _serve(env, views, cmd, arg)
+    except Exception as e:  # reported to the parent, which re-raises it
+        return "error", (type(e).__name__, str(e), traceback.format_exc())
+
+
 def _worker_main(
     index: int,
     lo: int,
@@ -192,11 +231,7 @@ def _worker_main(
     shm = SharedMemory(name=shm_name)
     try:
         views = _views(shm.buf, layout)
-        env = _ShardEnv(lo, hi, first_game, views, observe, **kwargs)
-        if record:
-            from mcr_env.engine.records import GameRecorder
-
-            env.engine = GameRecorder(env.engine)
+        env = _make_shard(lo, hi, first_game, views, observe, kwargs, record)
         conn.send(("ok", None))
         while True:
             try:
@@ -206,13 +241,57 @@ def _worker_main(
             if cmd == "close":
                 conn.send(("ok", None))
                 return
-            try:
-                conn.send(("ok", _serve(env, views, cmd, arg)))
-            except Exception as e:  # reported to the parent, which re-raises it
-                conn.send(("error", (type(e).__name__, str(e), traceback.format_exc())))
+            if cmd == "cpu":
+                conn.send(("ok", time.process_time()))
+                continue
+            conn.send(_answer(env, views, cmd, arg))
     finally:
         del views
         shm.close()
+
+
+class _ShardThread:
+    """A helper thread of the thread backend serving one shard: commands arrive on
+    ``self.commands``, answers leave on ``self.replies`` (both ``queue.SimpleQueue``; the
+    waits block without spinning and release the GIL). ``self.cpu``: CPU seconds
+    (``time.thread_time``) spent serving commands. If the thread ends for any reason other
+    than ``close`` it posts ``("dead", text)`` first, so the caller never waits for nothing."""
+
+    def __init__(self, index: int, env: _ShardEnv, views: dict):
+        self.index = index
+        self.commands: queue.SimpleQueue = queue.SimpleQueue()
+        self.replies: queue.SimpleQueue = queue.SimpleQueue()
+        self.cpu = 0.0
+        self.thread = threading.Thread(
+            target=self._main, args=(env, views), name=f"mcr-shard-{index}", daemon=True
+        )
+        self.thread.start()
+
+    def _main(self, env: _ShardEnv, views: dict) -> None:
+        try:
+            while True:
+                cmd, arg = self.commands.get()
+                if cmd == "close":
+                    self.replies.put(("ok", None))
+                    return
+                if cmd == "cpu":
+                    self.replies.put(("ok", self.cpu))
+                    continue
+                t0 = time.thread_time()
+                reply = _answer(env, views, cmd, arg)
+                self.cpu += time.thread_time() - t0
+                self.replies.put(reply)
+        except BaseException as e:  # noqa: BLE001 - the thread ends: say why, then end
+            self.replies.put(("dead", f"{type(e).__name__}: {e}"))
+
+
+def _stop_threads(threads: list[_ShardThread]) -> None:
+    """Ask every helper thread to end and join it (a thread busy with a command ends after
+    it)."""
+    for t in threads:
+        t.commands.put(("close", None))
+    for t in threads:
+        t.thread.join(timeout=10.0)
 
 
 def _serve(env: _ShardEnv, views: dict, cmd: str, arg: Any) -> Any:
@@ -256,8 +335,6 @@ def _serve(env: _ShardEnv, views: dict, cmd: str, arg: Any) -> Any:
         return env.engine.state
     if cmd == "hand_results":
         return list(env.engine.last_hand_result)
-    if cmd == "cpu":
-        return time.process_time()
     if cmd == "records":
         return env.engine.pop_finished() if hasattr(env.engine, "pop_finished") else []
     raise ValueError(f"unknown worker command {cmd!r}")
@@ -326,6 +403,12 @@ class ShardedBatchEnv:
         first_game: global index of table 0 when these B tables are themselves part of a
             larger batch (e.g. one Ray actor's share): shard i's engine gets
             ``first_game + lo``; ``games`` in packed observations stay local (0..B-1).
+        backend: ``"process"`` (default: k worker processes, shared memory; for many cores)
+            or ``"thread"`` (the k shards in this process: the calling thread runs shard 0
+            inside ``step`` and k - 1 helper threads the others, in parallel because the
+            engine's and the encoders' numba kernels release the GIL; no IPC and no extra
+            process, so on a few cores it costs less; ``start_method`` is ignored). Both give
+            identical results.
 
     ``reset``/``step`` return exactly what ``MCRBatchEnv`` returns for the same arguments
     (``obs`` dict with ``observation``, ``action_mask (B, 4, 235) int8`` (1 = legal,
@@ -355,11 +438,16 @@ class ShardedBatchEnv:
         record: bool = False,
         start_method: str = "spawn",
         first_game: int = 0,
+        backend: str = "process",
     ):
         self._procs: list = []
         self._conns: list = []
         self._shm: SharedMemory | None = None
+        self._threads: list[_ShardThread] = []
         self._closed = True
+        if backend not in BACKENDS:
+            raise ValueError(f"backend {backend!r} not valid; valid: {', '.join(BACKENDS)}")
+        self.backend = backend
         if isinstance(num_tables, bool) or not isinstance(num_tables, (int, np.integer)):
             raise TypeError(f"num_tables must be an int, got {type(num_tables).__name__}")
         if num_tables < 1:
@@ -391,10 +479,6 @@ class ShardedBatchEnv:
         self._acting = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # acting (game, seat)
         b, c = self.num_tables, self.encoder.num_channels
         layout = _layout(b, c, observe, autoreset_mode)
-        self._shm = SharedMemory(create=True, size=max(_nbytes(layout), 1))
-        self._v = _views(self._shm.buf, layout)
-        self._closed = False
-        self._finalizer = weakref.finalize(self, _shutdown, self._procs, self._conns, self._shm)
         kwargs = {
             "config": config,
             "encoder": encoder,
@@ -403,6 +487,13 @@ class ShardedBatchEnv:
             "autoreset_mode": autoreset_mode,
             "claim_round": claim_round,
         }
+        if backend == "thread":
+            self._start_threads(layout, kwargs, observe, record)
+            return
+        self._shm = SharedMemory(create=True, size=max(_nbytes(layout), 1))
+        self._v = _views(self._shm.buf, layout)
+        self._closed = False
+        self._finalizer = weakref.finalize(self, _shutdown, self._procs, self._conns, self._shm)
         ctx = mp.get_context(start_method)
         for i, (lo, hi) in enumerate(self.shards):
             parent_end, child_end = ctx.Pipe(duplex=True)
@@ -429,20 +520,75 @@ class ShardedBatchEnv:
             self._conns.append(parent_end)
         self._gather(range(self.num_workers), "start")
 
+    def _start_threads(self, layout: dict, kwargs: dict, observe: str, record: bool) -> None:
+        """Thread backend: the shard envs over one in-process buffer, helper threads for
+        shards 1..k-1 (shard 0 is served by the caller)."""
+        self._buf = np.zeros(max(_nbytes(layout), 1), dtype=np.uint8)
+        self._v = _views(self._buf, layout)
+        self._inline: tuple[str, Any] | None = None  # shard 0's pending command
+        self._cpu0 = 0.0  # CPU seconds the caller spent serving shard 0
+        self._closed = False
+        self._finalizer = weakref.finalize(self, _stop_threads, self._threads)
+        self._shard_envs = []
+        for lo, hi in self.shards:
+            # each shard its own encoder and reward objects, as each worker process has
+            kw = {k: copy.deepcopy(v) for k, v in kwargs.items()}
+            self._shard_envs.append(
+                _make_shard(lo, hi, self.first_game, self._v, observe, kw, record)
+            )
+        for i in range(1, self.num_workers):
+            self._threads.append(_ShardThread(i, self._shard_envs[i], self._v))
+
     # ------------------------------------------------------------------ plumbing
+    def _recv(self, i: int, what: str) -> tuple[str, Any]:
+        """The reply of worker ``i`` to its pending command (thread backend, shard 0: run the
+        command now, in the calling thread)."""
+        if self.backend == "process":
+            try:
+                return self._conns[i].recv()
+            except (EOFError, OSError):
+                self._died(i, what)
+        if i == 0:
+            cmd, arg = self._inline
+            self._inline = None
+            if cmd == "cpu":
+                return "ok", self._cpu0
+            t0 = time.thread_time()
+            reply = _answer(self._shard_envs[0], self._v, cmd, arg)
+            self._cpu0 += time.thread_time() - t0
+            return reply
+        helper = self._threads[i - 1]
+        while True:
+            try:
+                reply = helper.replies.get(timeout=1.0)
+            except queue.Empty:
+                if not helper.thread.is_alive():
+                    self._died(i, what)
+                continue
+            if reply[0] == "dead":
+                self._died(i, what, reply[1])
+            return reply
+
     def _gather(self, workers, what: str) -> dict[int, Any]:
         """Replies of ``workers`` (indices), in order; a dead worker is noticed by the end of
         its pipe (the parent holds only its own end, so a worker's exit closes the pipe and
-        ``recv`` raises EOFError); re-raise errors. A blocking ``recv`` per worker: waiting on
-        every pipe and process sentinel at once built a selector per call (about 0.1 ms of
-        parent CPU per step)."""
+        ``recv`` raises EOFError) or, with threads, by the note a helper thread posts when it
+        ends; re-raise errors. A blocking ``recv`` per worker: waiting on every pipe and
+        process sentinel at once built a selector per call (about 0.1 ms of parent CPU per
+        step). Interrupted (e.g. Ctrl-C) the shards are out of step: the env is closed."""
+        try:
+            return self._gather_replies(workers, what)
+        except (WorkerError, ValueError, TypeError):
+            raise
+        except BaseException:
+            self.close()
+            raise
+
+    def _gather_replies(self, workers, what: str) -> dict[int, Any]:
         replies: dict[int, Any] = {}
         errors: list[tuple[int, tuple]] = []
         for i in sorted({int(i) for i in workers}):
-            try:
-                status, payload = self._conns[i].recv()
-            except (EOFError, OSError):
-                self._died(i, what)
+            status, payload = self._recv(i, what)
             if status == "ok":
                 replies[i] = payload
             else:
@@ -460,18 +606,28 @@ class ShardedBatchEnv:
             )
         return replies
 
-    def _died(self, i: int, what: str) -> None:
-        proc = self._procs[i]
-        proc.join(timeout=1.0)
+    def _died(self, i: int, what: str, why: str | None = None) -> None:
         lo, hi = self.shards[i]
+        if self.backend == "thread":
+            who, how = f"thread {self._threads[i - 1].thread.name}", why or "ended"
+        else:
+            proc = self._procs[i]
+            proc.join(timeout=1.0)
+            who, how = f"pid {proc.pid}", _exit_text(proc.exitcode)
         text = (
-            f"shard worker {i} (pid {proc.pid}, tables {lo}..{hi - 1}) died during {what} "
-            f"({_exit_text(proc.exitcode)}); all workers were stopped and the env is closed"
+            f"shard worker {i} ({who}, tables {lo}..{hi - 1}) died during {what} "
+            f"({how}); all workers were stopped and the env is closed"
         )
         self.close()
         raise WorkerError(text)
 
     def _send(self, i: int, cmd: str, arg: Any = None) -> None:
+        if self.backend == "thread":
+            if i == 0:
+                self._inline = (cmd, arg)
+            else:
+                self._threads[i - 1].commands.put((cmd, arg))
+            return
         try:
             self._conns[i].send((cmd, arg))
         except (OSError, BrokenPipeError):
@@ -714,8 +870,11 @@ class ShardedBatchEnv:
         return [r for part in self._all("records") for r in part]
 
     def worker_cpu_seconds(self) -> list[float]:
-        """CPU seconds (user + system, ``time.process_time``) each worker has used so far, in
-        shard order: benchmarks on a loaded machine compare CPU time, not only wall time."""
+        """CPU seconds each worker has used so far, in shard order: benchmarks on a loaded
+        machine compare CPU time, not only wall time. Process backend: each worker process's
+        user + system time (``time.process_time``); thread backend: the thread time
+        (``time.thread_time``) spent serving each shard's commands (shard 0's in the calling
+        thread, so the caller's own part is its thread time minus ``[0]``)."""
         return [float(x) for x in self._all("cpu")]
 
     # ------------------------------------------------------------------ lifetime
@@ -734,8 +893,13 @@ class ShardedBatchEnv:
 
     @property
     def worker_pids(self) -> list[int]:
-        """Process ids of the workers (in shard order)."""
+        """Process ids of the workers (in shard order; empty with the thread backend)."""
         return [p.pid for p in self._procs]
+
+    @property
+    def worker_threads(self) -> list[threading.Thread]:
+        """The helper threads of the thread backend (shards 1..k-1; empty otherwise)."""
+        return [t.thread for t in self._threads]
 
     def __enter__(self) -> ShardedBatchEnv:
         return self
@@ -753,10 +917,10 @@ class ShardedBatchEnv:
 def make_batch_env(num_tables: int, num_workers: int | None = 0, **kwargs: Any):
     """A batch env of ``num_tables`` tables: in-process :class:`MCRBatchEnv` when
     ``num_workers`` is 0, else a :class:`ShardedBatchEnv` with ``num_workers`` workers
-    (None = :func:`default_num_workers`). ``kwargs`` go to the env (``copy_obs``, ``record``
-    and ``start_method`` only to the sharded one; ``first_game`` to both)."""
+    (None = :func:`default_num_workers`). ``kwargs`` go to the env (``copy_obs``, ``record``,
+    ``start_method`` and ``backend`` only to the sharded one; ``first_game`` to both)."""
     if num_workers == 0:
-        for k in ("copy_obs", "record", "start_method"):
+        for k in ("copy_obs", "record", "start_method", "backend"):
             kwargs.pop(k, None)
         return MCRBatchEnv(num_tables, **kwargs)
     return ShardedBatchEnv(num_tables, num_workers=num_workers, **kwargs)
