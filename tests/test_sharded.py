@@ -241,6 +241,30 @@ def test_explicit_walls_and_errors(backend):
     assert isinstance(make_batch_env(2, num_workers=0, backend="thread"), MCRBatchEnv)
 
 
+def test_out_of_range_actions_raise_the_engines_message():
+    """Action ids outside 0..234 of an acting seat (the parent's compiled check) give the
+    engine's ValueError text, and a non-acting seat's entry is ignored as in the engine."""
+    ref = MCRBatchEnv(3, observe="packed")
+    o_ref, _ = ref.reset(seed=8)
+    with ShardedBatchEnv(3, observe="packed", num_workers=2, backend="thread") as env:
+        o, _ = env.reset(seed=8)
+        g, s = int(o["games"][-1]), int(o["seats"][-1])
+        for a in (-1, 235, 10**6):
+            bad = per_game_actions(o, 0)
+            bad[g, s] = a
+            with pytest.raises(ValueError) as got:
+                env.step(bad)
+            with pytest.raises(ValueError) as want:
+                ref.step(bad)
+            assert str(got.value) == str(want.value) and f"illegal action {a} " in str(got.value)
+        idle = np.nonzero(~o["to_act"])
+        ok = per_game_actions(o, 0)
+        ok[idle] = -5  # ignored: those seats do not act
+        o2, *_ = env.step(ok)
+        o2_ref, *_ = ref.step(ok)
+        np.testing.assert_array_equal(o2["observation"], o2_ref["observation"])
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

@@ -35,8 +35,9 @@ process (``backend="process"``, the default) or its own thread of this process
 * **Failures.** A worker that dies raises :class:`WorkerError` in the parent naming the
   worker, its pid (or thread), tables and exit code (or why the thread ended); every other
   worker is stopped and the shared memory is freed (the env is closed); so does an exception
-  inside a shard, and a ``step`` interrupted (Ctrl-C) while the shards run closes the env. An illegal action is caught in the parent before any shard steps
-  (same ``ValueError`` text as the engine's, with the global table index), so no table changes.
+  inside a shard, and a ``step`` interrupted (Ctrl-C) while the shards run closes the env. An
+  illegal action is caught in the parent before any shard steps (same ``ValueError`` text as
+  the engine's, with the global table index), so no table changes.
 
 Use it as a context manager or call :meth:`ShardedBatchEnv.close` (also run at garbage
 collection and interpreter exit). ``num_workers`` defaults to the CPUs this process may run on
@@ -64,6 +65,7 @@ from multiprocessing.shared_memory import SharedMemory
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from mcr_env.encoding import get_encoder
 from mcr_env.engine.actions import NUM_ACTIONS
@@ -191,6 +193,20 @@ class _ShardEnv(MCRBatchEnv):
         self.encoder.encode(self.engine.state, g, s, out=v["observation"][offset : offset + n])
         v["games"][offset : offset + n] = g + self.lo
         v["seats"][offset : offset + n] = s
+
+
+@njit(cache=True, nogil=True)
+def _first_illegal(mask, to_act, actions):
+    """Flat index ``4 * game + seat`` of the first acting seat of ``to_act (B, 4) bool`` whose
+    action in ``actions (B, 4) int64`` is outside ``0..A-1`` or not set in ``mask (B, 4, A)
+    int8``; -1 if every acting seat's action is legal."""
+    for b in range(to_act.shape[0]):
+        for s in range(4):
+            if to_act[b, s]:
+                a = actions[b, s]
+                if a < 0 or a >= mask.shape[2] or mask[b, s, a] == 0:
+                    return 4 * b + s
+    return -1
 
 
 def _make_shard(
@@ -748,9 +764,9 @@ class ShardedBatchEnv:
             raise ValueError(f"actions must have shape (B, 4) = ({b}, 4), got {acts.shape}")
         if acts.dtype == bool or not np.issubdtype(acts.dtype, np.integer):
             raise TypeError(f"actions must be integer action ids, got dtype {acts.dtype}")
+        np.copyto(v["actions"], acts, casting="unsafe")  # read by the workers on "step"
         if self.config.illegal_action == "raise":
             self._check_legal(acts)
-        np.copyto(v["actions"], acts, casting="unsafe")
         for i in range(self.num_workers):
             self._send(i, "step", {"offset": self._step_offset(i)})
         replies = self._gather(range(self.num_workers), "step")
@@ -779,16 +795,13 @@ class ShardedBatchEnv:
         return obs, rewards, terminated, np.zeros_like(terminated), info
 
     def _check_legal(self, acts: np.ndarray) -> None:
-        """Raise the engine's ValueError for the first acting seat whose action is illegal
-        (looks only at the N acting seats, found once per step in :meth:`_collect`)."""
+        """Raise the engine's ValueError for the first acting seat (in (game, seat) order, as
+        the engine) whose action is illegal; the actions were copied into the shared int64
+        buffer already (a compiled scan of it, :func:`_first_illegal`)."""
         v = self._v
-        g, s = self._acting
-        a = acts[g, s]
-        ok = (a >= 0) & (a < NUM_ACTIONS)
-        ok[ok] = v["action_mask"][g[ok], s[ok], a[ok]]
-        if not ok.all():
-            i = int(np.argmin(ok))  # nonzero order = (game, seat) order, as the engine's
-            gi, si = int(g[i]), int(s[i])
+        bad = _first_illegal(v["action_mask"], v["to_act"], v["actions"])
+        if bad >= 0:
+            gi, si = divmod(int(bad), 4)
             legal_ids = np.nonzero(v["action_mask"][gi, si])[0].tolist()
             raise ValueError(
                 f"illegal action {int(acts[gi, si])} for game {gi}, seat {si} "
