@@ -21,9 +21,10 @@ process (``backend="process"``, the default) or its own thread of this process
   its actions from it and writes its outputs into it, so nothing is pickled per step except a
   few-byte command and reply per worker. With ``observe="packed"`` the workers encode the
   acting seats straight into one contiguous ``(N, C, 34)`` block in ``np.nonzero(to_act)``
-  order (worker i at the offset = acting seats of shards 0..i-1; with several workers each
-  step reports its count first and then every shard encodes at once, so no shard's encoding
-  waits for another's).
+  order (worker i at the offset = acting seats of shards 0..i-1; with several worker
+  processes each step reports its count first and then every shard encodes at once; shard
+  threads publish their counts to each other and encode within the step, one round per step).
+  The thread backend uses one in-process buffer of the same layout.
 * **Identical results for every k and B.** Shard i's engine is built with
   ``first_game = lo`` (seeded walls derive from the global table index), so the same seed
   deals the same games whatever the sharding, and the engine's games never interact: every
@@ -310,35 +311,56 @@ def _stop_threads(threads: list[_ShardThread]) -> None:
         t.thread.join(timeout=10.0)
 
 
+class _OffsetSlot:
+    """Thread backend, packed observations: shard ``i``'s place in one step's packed block.
+    :meth:`offset` publishes the shard's acting count and waits (blocking, no spinning) for
+    the counts of shards ``0..i-1``, so every shard encodes within its step command (one
+    round per step; shard 0, served first by the caller, never waits, so nothing can wait in
+    a circle). Used as a context manager around the step: a failing step still publishes
+    (count 0) and nobody waits for it forever."""
+
+    def __init__(self, offsets: _PackedOffsets, index: int):
+        self.offsets, self.index = offsets, index
+
+    def offset(self, count: int) -> int:
+        o = self.offsets
+        o.counts[self.index] = count
+        o.ready[self.index].set()
+        for j in range(self.index):
+            o.ready[j].wait()
+        return int(sum(o.counts[: self.index]))
+
+    def __enter__(self) -> _OffsetSlot:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.offsets.ready[self.index].set()
+
+
+class _PackedOffsets:
+    """The acting counts of one step's shards (thread backend), see :class:`_OffsetSlot`."""
+
+    def __init__(self, k: int):
+        self.counts = [0] * k
+        self.ready = [threading.Event() for _ in range(k)]
+        self.slots = [_OffsetSlot(self, i) for i in range(k)]
+
+    def clear(self) -> None:
+        """Before a step's commands are sent (every shard is idle then)."""
+        for e in self.ready:
+            e.clear()
+
+
 def _serve(env: _ShardEnv, views: dict, cmd: str, arg: Any) -> Any:
     """Run one command on the shard; returns the (small) reply payload."""
-    v, lo = env.v, env.lo
     if cmd in ("reset", "step"):
-        offset = arg.pop("offset")  # packed: encode now at this row (shard 0), else later
-        if cmd == "reset":
-            env.reset(**arg)
-            info: dict = {}
-            terminated = env.engine.terminated
-            rewards = np.zeros((env.num_tables, 4), np.float32)
-            v["settlement"][...] = 0
-            v["hand_over"][...] = False
-        else:
-            actions = views["actions"][lo : env.hi]
-            _, rewards, terminated, _, info = env.step(actions)
-            np.copyto(v["settlement"], info["settlement"])
-            np.copyto(v["hand_over"], info["hand_over"])
-        np.copyto(v["rewards"], rewards)
-        np.copyto(v["terminated"], terminated)
-        reply = {"n_acting": int(len(env.acting[0]))}
-        if "final_rows" in info:
-            rows = info["final_rows"]
-            reply["final_rows"] = rows + lo
-            if "final_obs" in info:
-                fo = info["final_obs"]
-                v["final_obs"][4 * lo : 4 * lo + 4 * len(rows)] = fo.reshape(-1, *fo.shape[2:])
-        if env.observe_mode == "packed" and offset is not None:
-            env.encode_packed(offset)
-        return reply
+        # packed: encode now at this row (one process worker: 0), at the row an _OffsetSlot
+        # gives (thread backend), or later with an "encode" command (None)
+        offset = arg.pop("offset")
+        if isinstance(offset, _OffsetSlot):
+            with offset:
+                return _serve_step(env, views, cmd, arg, offset)
+        return _serve_step(env, views, cmd, arg, offset)
     if cmd == "encode":
         env.encode_packed(arg)
         return None
@@ -354,6 +376,38 @@ def _serve(env: _ShardEnv, views: dict, cmd: str, arg: Any) -> Any:
     if cmd == "records":
         return env.engine.pop_finished() if hasattr(env.engine, "pop_finished") else []
     raise ValueError(f"unknown worker command {cmd!r}")
+
+
+def _serve_step(env: _ShardEnv, views: dict, cmd: str, arg: dict, offset: Any) -> dict:
+    """``reset``/``step`` of one shard: outputs into the shared buffers; the reply holds the
+    acting count (and the finished rows with same-step autoreset)."""
+    v, lo = env.v, env.lo
+    if cmd == "reset":
+        env.reset(**arg)
+        info: dict = {}
+        terminated = env.engine.terminated
+        rewards = np.zeros((env.num_tables, 4), np.float32)
+        v["settlement"][...] = 0
+        v["hand_over"][...] = False
+    else:
+        actions = views["actions"][lo : env.hi]
+        _, rewards, terminated, _, info = env.step(actions)
+        np.copyto(v["settlement"], info["settlement"])
+        np.copyto(v["hand_over"], info["hand_over"])
+    np.copyto(v["rewards"], rewards)
+    np.copyto(v["terminated"], terminated)
+    reply = {"n_acting": int(len(env.acting[0]))}
+    if "final_rows" in info:
+        rows = info["final_rows"]
+        reply["final_rows"] = rows + lo
+        if "final_obs" in info:
+            fo = info["final_obs"]
+            v["final_obs"][4 * lo : 4 * lo + 4 * len(rows)] = fo.reshape(-1, *fo.shape[2:])
+    if env.observe_mode == "packed" and offset is not None:
+        if isinstance(offset, _OffsetSlot):
+            offset = offset.offset(reply["n_acting"])
+        env.encode_packed(offset)
+    return reply
 
 
 def _shutdown(procs: list, conns: list, shm: SharedMemory | None) -> None:
@@ -492,7 +546,6 @@ class ShardedBatchEnv:
         self.shards = shard_bounds(self.num_tables, self.num_workers)
         self._started = False
         self._root_drawn = False
-        self._acting = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # acting (game, seat)
         b, c = self.num_tables, self.encoder.num_channels
         layout = _layout(b, c, observe, autoreset_mode)
         kwargs = {
@@ -543,6 +596,7 @@ class ShardedBatchEnv:
         self._v = _views(self._buf, layout)
         self._inline: tuple[str, Any] | None = None  # shard 0's pending command
         self._cpu0 = 0.0  # CPU seconds the caller spent serving shard 0
+        self._offsets = _PackedOffsets(self.num_workers)
         self._closed = False
         self._finalizer = weakref.finalize(self, _stop_threads, self._threads)
         self._shard_envs = []
@@ -653,14 +707,17 @@ class ShardedBatchEnv:
         if self._closed:
             raise RuntimeError("the ShardedBatchEnv is closed")
 
-    @property
-    def _early_encode(self) -> bool:
-        """Packed rows encoded within the step command: only with one worker (its rows start
-        at 0); with several, every shard encodes once all counts are known."""
-        return self.num_workers == 1
-
-    def _step_offset(self, i: int) -> int | None:
-        return 0 if (i == 0 and self._early_encode) else None
+    def _step_offsets(self) -> list:
+        """The ``offset`` of each shard's reset/step command (packed observations): threads
+        all encode within the command (:class:`_OffsetSlot`); one worker process too (its
+        rows start at 0); several worker processes encode once every count is known (None:
+        an "encode" command each in :meth:`_collect`)."""
+        if self.observe_mode != "packed":
+            return [None] * self.num_workers
+        if self.backend == "thread":
+            self._offsets.clear()
+            return self._offsets.slots
+        return [0] if self.num_workers == 1 else [None] * self.num_workers
 
     def _out(self, name: str) -> np.ndarray:
         a = self._v[name]
@@ -677,17 +734,15 @@ class ShardedBatchEnv:
             "to_act": self._v["to_act"].copy(),
         }
         mode = self.observe_mode
-        if mode != "packed":
-            self._acting = np.nonzero(obs["to_act"])
         if mode in ("all", "acting"):
             obs["observation"] = self._out("observation")
         elif mode == "packed":
             counts = [replies[i]["n_acting"] for i in range(self.num_workers)]
             offsets = np.concatenate([[0], np.cumsum(counts)]).astype(int)
-            # one worker encoded with its step; several encode now, all at once (their offsets
-            # needed every count): no shard's encoding waits for another's
-            first = 1 if self._early_encode else 0
-            late = [i for i in range(first, self.num_workers) if counts[i] > 0]
+            # threads and one worker process encoded within the step; several processes encode
+            # now, all at once (their offsets needed every count)
+            early = self.backend == "thread" or self.num_workers == 1
+            late = [] if early else [i for i in range(self.num_workers) if counts[i] > 0]
             for i in late:
                 self._send(i, "encode", int(offsets[i]))
             self._gather(late, "encode")
@@ -701,7 +756,6 @@ class ShardedBatchEnv:
                 obs["observation"] = view
             obs["games"] = v["games"][:n].copy()
             obs["seats"] = v["seats"][:n].copy()
-            self._acting = (obs["games"].copy(), obs["seats"].copy())  # = nonzero(to_act)
         return obs
 
     # ------------------------------------------------------------------ reset / step
@@ -736,10 +790,9 @@ class ShardedBatchEnv:
                 )
             check_walls(arr.reshape(-1, arr.shape[-1]), self.config.wall_layout)
             parts = [arr[lo:hi] for lo, hi in self.shards]
+        offsets = self._step_offsets()
         for i in range(self.num_workers):
-            self._send(
-                i, "reset", {"seed": seed, "walls": parts[i], "offset": self._step_offset(i)}
-            )
+            self._send(i, "reset", {"seed": seed, "walls": parts[i], "offset": offsets[i]})
         replies = self._gather(range(self.num_workers), "reset")
         self._started = True
         obs = self._collect(replies, True)
@@ -767,8 +820,9 @@ class ShardedBatchEnv:
         np.copyto(v["actions"], acts, casting="unsafe")  # read by the workers on "step"
         if self.config.illegal_action == "raise":
             self._check_legal(acts)
+        offsets = self._step_offsets()
         for i in range(self.num_workers):
-            self._send(i, "step", {"offset": self._step_offset(i)})
+            self._send(i, "step", {"offset": offsets[i]})
         replies = self._gather(range(self.num_workers), "step")
         obs = self._collect(replies, False)
         rewards = v["rewards"].copy()
