@@ -119,27 +119,35 @@ def test_identical_for_every_k_and_b(b):
 
 
 @pytest.mark.parametrize(
-    "observe, autoreset, backend",
+    "observe, autoreset, backend, k",
     [
-        ("all", "next_step", "process"),
-        ("acting", "same_step", "process"),
-        ("none", "disabled", "process"),
-        ("all", "same_step", "thread"),
-        ("acting", "next_step", "thread"),
+        ("all", "next_step", "process", 2),
+        ("acting", "same_step", "process", 2),
+        ("none", "disabled", "process", 2),
+        ("all", "same_step", "thread", 2),
+        ("acting", "next_step", "thread", 2),
+        ("packed", "same_step", "thread", 1),  # final_obs of one shard: a view
     ],
 )
-def test_identical_other_modes_with_views(observe, autoreset, backend):
+def test_identical_other_modes_with_views(observe, autoreset, backend, k):
     """Other observation/autoreset modes, with ``copy_obs=False`` (read-only views into the
     shared buffers, compared step by step in lockstep since the next step overwrites them)."""
     kw = {"observe": observe, "autoreset_mode": autoreset}
     ref = MCRBatchEnv(5, **kw)
-    with ShardedBatchEnv(5, num_workers=2, copy_obs=False, backend=backend, **kw) as env:
+    with ShardedBatchEnv(5, num_workers=k, copy_obs=False, backend=backend, **kw) as env:
         a, b = ref.reset(seed=4), env.reset(seed=4)
         assert_same([{"obs": a[0]}], [{"obs": b[0]}])
-        for t in range(STEPS):
+        finals = views = 0
+        for t in range(2 * STEPS):  # every seat asked: ~170 steps a hand
             act = per_game_actions(a[0], t)
             a, b = ref.step(act), env.step(act)
             assert_same([dict(zip("otrui", a))], [dict(zip("otrui", b))])
+            if "final_obs" in b[4]:
+                finals += len(b[4]["final_obs"])
+                # the tables of one shard ended: a read-only view of its block, else a copy
+                views += not b[4]["final_obs"].flags.writeable
+        assert (finals > 0) == (autoreset == "same_step" and observe != "none")
+        assert views > 0 if (finals and k == 1) else True
         if observe != "none":
             with pytest.raises(ValueError, match="read-only"):
                 b[0]["observation"][...] = 1.0

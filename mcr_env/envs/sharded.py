@@ -44,10 +44,11 @@ Use it as a context manager or call :meth:`ShardedBatchEnv.close` (also run at g
 collection and interpreter exit). ``num_workers`` defaults to the CPUs this process may run on
 (:func:`default_num_workers`), at most B.
 
-With ``copy_obs=False`` the ``observation`` and ``action_mask`` arrays returned are read-only
-views into the shared memory, valid until the next ``step``/``reset`` (no copy in the parent:
-the fast path of the rollout loops, which gather the rows they keep anyway); the default
-``copy_obs=True`` returns fresh arrays like ``MCRBatchEnv``.
+With ``copy_obs=False`` the ``observation`` and ``action_mask`` arrays returned (and
+``info["final_obs"]`` when one shard's tables ended) are read-only views into the shared
+buffers, valid until the next ``step``/``reset`` (no copy in the parent: the fast path of the
+rollout loops, which gather the rows they keep anyway); the default ``copy_obs=True`` returns
+fresh arrays like ``MCRBatchEnv``.
 """
 
 from __future__ import annotations
@@ -186,12 +187,29 @@ class _ShardEnv(MCRBatchEnv):
             self.acting = np.nonzero(eng.to_act)
         return {}
 
+    def _encode_into(self, g: np.ndarray, s: np.ndarray, out: np.ndarray) -> None:
+        """Observations of the pairs ``g, s`` (built here, valid) into ``out (n, C, 34)``:
+        the encoder's unchecked ``encode_rows`` when it has one, else ``encode(out=...)``."""
+        rows = getattr(self.encoder, "encode_rows", None)
+        if rows is None:
+            self.encoder.encode(self.engine.state, g, s, out=out)
+        else:
+            rows(self.engine.state, g, s, out)
+
+    def _final_obs(self, rows: np.ndarray) -> np.ndarray:
+        """As :meth:`MCRBatchEnv._final_obs`, encoded straight into this shard's rows
+        ``4 lo ..`` of the shared ``final_obs`` block (returned as a view of it)."""
+        n, c = len(rows), self.encoder.num_channels
+        block = self.v["final_obs"][4 * self.lo : 4 * (self.lo + n)]
+        self._encode_into(np.repeat(rows, 4), np.tile(np.arange(4), n), block)
+        return block.reshape(n, 4, c, _T)
+
     def encode_packed(self, offset: int) -> None:
         """Encode the acting seats into rows ``offset..offset+N-1`` of the packed block."""
         g, s = self.acting
         n = len(g)
         v = self.v
-        self.encoder.encode(self.engine.state, g, s, out=v["observation"][offset : offset + n])
+        self._encode_into(g, s, v["observation"][offset : offset + n])
         v["games"][offset : offset + n] = g + self.lo
         v["seats"][offset : offset + n] = s
 
@@ -397,12 +415,8 @@ def _serve_step(env: _ShardEnv, views: dict, cmd: str, arg: dict, offset: Any) -
     np.copyto(v["rewards"], rewards)
     np.copyto(v["terminated"], terminated)
     reply = {"n_acting": int(len(env.acting[0]))}
-    if "final_rows" in info:
-        rows = info["final_rows"]
-        reply["final_rows"] = rows + lo
-        if "final_obs" in info:
-            fo = info["final_obs"]
-            v["final_obs"][4 * lo : 4 * lo + 4 * len(rows)] = fo.reshape(-1, *fo.shape[2:])
+    if "final_rows" in info:  # their observations are in the final_obs block already
+        reply["final_rows"] = info["final_rows"] + lo
     if env.observe_mode == "packed" and offset is not None:
         if isinstance(offset, _OffsetSlot):
             offset = offset.offset(reply["n_acting"])
@@ -463,9 +477,9 @@ class ShardedBatchEnv:
             default, "options" leaks hidden hands through ``to_act``, docs/rules.md §10).
         num_workers: k worker processes (default :func:`default_num_workers`); at most B are
             started (``self.num_workers`` is the number used).
-        copy_obs: return fresh ``observation``/``action_mask`` arrays (default) or read-only
-            views into the shared memory, valid until the next ``step``/``reset`` (module
-            docstring).
+        copy_obs: return fresh ``observation``/``action_mask``/``final_obs`` arrays
+            (default) or read-only views into the shared buffers, valid until the next
+            ``step``/``reset`` (module docstring).
         record: wrap each shard's engine in :class:`mcr_env.engine.records.GameRecorder`;
             finished games' records are fetched with :meth:`pop_records`.
         start_method: multiprocessing start method (``"spawn"`` default, ``"forkserver"``,
@@ -842,9 +856,14 @@ class ShardedBatchEnv:
                 rows.append(r)
                 if "final_obs" in v:
                     block = v["final_obs"][4 * lo : 4 * lo + 4 * len(r)]
-                    finals.append(block.reshape(len(r), 4, *block.shape[1:]).copy())
+                    finals.append(block.reshape(len(r), 4, *block.shape[1:]))
             if "final_obs" in v:
-                info["final_obs"] = np.concatenate(finals)
+                if len(finals) == 1 and not self.copy_obs:  # one shard's rows: a view
+                    view = finals[0].view()
+                    view.flags.writeable = False
+                    info["final_obs"] = view
+                else:
+                    info["final_obs"] = np.concatenate(finals)
             info["final_rows"] = np.concatenate(rows)
         return obs, rewards, terminated, np.zeros_like(terminated), info
 
