@@ -7,8 +7,9 @@ acting rows only, computed batched; their cost is inside the timing):
 
 * ``uniform``: a uniformly random legal action;
 * ``greedy``: Hu whenever legal, any claim taken (Gang over Peng over Chi), and otherwise the
-  discard leaving the lowest shanten (:func:`mcr_env.scoring.shanten.shanten_batch` over the
-  legal discards; ties to the lowest tile): realistic play that reaches the scoring paths.
+  discard leaving the lowest shanten (ties to the lowest tile;
+  :func:`mcr_env.engine.greedy.greedy_actions`, one compiled call): realistic play that
+  reaches the scoring paths.
 
 Run on one core, e.g.::
 
@@ -30,9 +31,8 @@ import time
 import numpy as np
 
 from mcr_env.engine import MCREngine, RulesConfig, score_cache_info
-from mcr_env.engine.actions import CHI_OFFSET, HU, NUM_ACTIONS, PASS, PLAY_OFFSET
+from mcr_env.engine.greedy import greedy_actions as _greedy
 from mcr_env.engine.sampling import sample_legal_actions
-from mcr_env.scoring.shanten import shanten_batch
 
 
 def _meta() -> dict:
@@ -65,7 +65,8 @@ def random_legal_actions(legal: np.ndarray, to_act: np.ndarray, rng) -> np.ndarr
 def greedy_actions(
     legal: np.ndarray, to_act: np.ndarray, hands: np.ndarray, n_melds: np.ndarray
 ) -> np.ndarray:
-    """``(B, 4) int64``: the ``greedy`` policy for each acting seat (0 elsewhere).
+    """``(B, 4) int64``: the ``greedy`` policy for each acting seat (0 elsewhere):
+    :func:`mcr_env.engine.greedy.greedy_actions` (one compiled call).
 
     Args:
         legal: ``(B, 4, 235) bool`` legal masks; to_act: ``(B, 4) bool``;
@@ -76,32 +77,7 @@ def greedy_actions(
     BuGang > Peng > Chi); else the legal discard leaving the lowest shanten (lowest tile on
     ties). A seat with only Pass passes.
     """
-    out = np.zeros(to_act.shape, dtype=np.int64)
-    g, s = np.nonzero(to_act)
-    if g.size == 0:
-        return out
-    m = legal[g, s]  # (n, 235)
-    act = np.zeros(g.size, dtype=np.int64)
-    claims = m[:, CHI_OFFSET:]
-    has_claim = claims.any(axis=1)
-    # highest legal id among Chi..BuGang: argmax over the reversed slice
-    last = NUM_ACTIONS - 1 - claims[:, ::-1].argmax(axis=1)
-    act[has_claim] = last[has_claim]
-    plays = m[:, PLAY_OFFSET:CHI_OFFSET]
-    need = np.nonzero(~has_claim & plays.any(axis=1))[0]
-    if need.size:
-        ok = plays[need]
-        r, t = np.nonzero(ok)  # one candidate hand per legal discard
-        cand = hands[g[need][r], s[need][r]].astype(np.int64)
-        cand[np.arange(r.size), t] -= 1
-        sh = np.full(ok.shape, 99, dtype=np.int64)
-        sh[r, t] = shanten_batch(cand, n_melds[g[need][r], s[need][r]].astype(np.int64))
-        act[need] = PLAY_OFFSET + sh.argmin(axis=1)
-    act[m[:, HU]] = HU
-    only_pass = ~m[:, 1:].any(axis=1)
-    act[only_pass] = PASS
-    out[g, s] = act
-    return out
+    return _greedy(legal, to_act, hands, n_melds)
 
 
 def _policy(name: str, rng):
