@@ -211,12 +211,14 @@ def bench_env(
     claim_round: str = "options",
     policy: str = "uniform",
     workers: int = 0,
+    obs_dtype: str = "float32",
 ) -> dict:
     """The RL path: :class:`mcr_env.envs.batch.MCRBatchEnv` (planes-v0 observations of the
     acting seats (``observe="packed"``), masks, settlement rewards, same-step autoreset)
     under ``policy`` (greedy reads the acting seats' own hands from the env's engine, so it
     needs ``workers`` = 0); with ``workers`` = k >= 1 the same over k worker processes
     (:class:`mcr_env.envs.sharded.ShardedBatchEnv`, shared-memory views, ``copy_obs=False``).
+    ``obs_dtype``: the env's observation dtype (``"uint8"``: compact planes; in process only).
 
     Returns:
         dict like :func:`bench_engine` (``hands_per_s``, ``decisions_per_s``,
@@ -226,6 +228,10 @@ def bench_env(
     from mcr_env.envs.sharded import make_batch_env
 
     kw = {"copy_obs": False} if workers else {}
+    if obs_dtype != "float32":
+        if workers:
+            raise ValueError("--obs-dtype other than float32 is for the in-process env")
+        kw["obs_dtype"] = obs_dtype
     config = RulesConfig(wall_layout=layout, claim_round=claim_round)
     env = make_batch_env(
         batch, workers, config=config, observe="packed", claim_round=claim_round, **kw
@@ -278,6 +284,7 @@ def bench_env(
         "policy": policy,
         "workers": workers,
         "encoder": env.encoder.id,
+        "obs_dtype": obs_dtype,
         "hands": hands,
         "decisions": decisions,
         "decisions_per_hand": round(decisions / max(hands, 1), 2),
@@ -545,6 +552,13 @@ def main(argv: list[str] | None = None) -> None:
         "all k interleaved, --repeat times (scaling rows on a shared machine)",
     )
     ap.add_argument("--repeat", type=int, default=1, help="rounds of the interleaved --workers")
+    ap.add_argument(
+        "--obs-dtype",
+        nargs="+",
+        default=["float32"],
+        choices=["float32", "uint8"],
+        help="env path: MCRBatchEnv obs_dtype (several: one row each, interleaved per batch)",
+    )
     args = ap.parse_args(argv)
     meta = _meta()
     benches = {
@@ -555,15 +569,16 @@ def main(argv: list[str] | None = None) -> None:
         "encode": bench_encode,
     }
     runs = [
-        (p, pol, b, cr, None)
+        (p, pol, b, cr, None, dt)
         for p in args.paths
         for pol in args.policy
         for b in args.batch
         for cr in args.claim_round
+        for dt in (args.obs_dtype if p == "env" else ["float32"])
     ]
     if args.workers is not None:
         runs = [
-            ("env", pol, b, cr, k)
+            ("env", pol, b, cr, k, "float32")
             for _ in range(args.repeat)
             for pol in args.policy
             for b in args.batch
@@ -571,12 +586,14 @@ def main(argv: list[str] | None = None) -> None:
             for k in args.workers
         ]
     scaling = []
-    for path, pol, b, cr, k in runs:
+    for path, pol, b, cr, k, dt in runs:
         if path == "gym" and (b != 1 or pol != "uniform"):
             continue  # one table, random learner: the other batch sizes and policies skip it
         if path == "sb3" and (pol != "uniform" or cr != args.claim_round[0]):
             continue  # random learner; MCR-v0 keeps its own claim rounds: one row per batch
         extra = {} if k is None else {"workers": k}
+        if dt != "float32":
+            extra["obs_dtype"] = dt
         row = {
             "bench": path,
             **benches[path](b, args.seconds, args.layout, args.seed, cr, pol, **extra),

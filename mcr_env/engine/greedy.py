@@ -50,21 +50,35 @@ def _greedy_kernel(legal, to_act, hands, n_melds, suit, honor, out):
             if act == PASS:
                 n = np.int64(n_melds[g, s])
                 total = 0
+                plays = 0
                 for t in range(34):
                     cand[t] = hands[g, s, t]
                     total += cand[t]
-                best = 99
-                for t in range(34):
-                    if not m[PLAY_OFFSET + t]:
-                        continue
-                    if total - 1 != 13 - 3 * n or cand[t] < 1 or n < 0 or n > 4:
+                    if m[PLAY_OFFSET + t]:
+                        plays += 1
+                        if cand[t] < 1:
+                            return 4 * g + s
+                if plays:
+                    if total - 1 != 13 - 3 * n or n < 0 or n > 4:
                         return 4 * g + s
-                    cand[t] -= 1
-                    v = row_shanten(cand, n, suit, honor, acc, tmp, rem, got)
-                    cand[t] += 1
-                    if v < best:
-                        best = v
-                        act = PLAY_OFFSET + t
+                    # no discard can leave less than the whole hand's shanten (shanten only
+                    # grows with tiles) nor less than 0: the first tile reaching the bound is
+                    # the lowest of the minimal ones, the rest need not be tried
+                    bound = row_shanten(cand, n, suit, honor, acc, tmp, rem, got)
+                    if bound < 0:
+                        bound = 0
+                    best = 99
+                    for t in range(34):
+                        if not m[PLAY_OFFSET + t]:
+                            continue
+                        cand[t] -= 1
+                        v = row_shanten(cand, n, suit, honor, acc, tmp, rem, got)
+                        cand[t] += 1
+                        if v < best:
+                            best = v
+                            act = PLAY_OFFSET + t
+                            if v == bound:
+                                break
             out[g, s] = act
     return -1
 
