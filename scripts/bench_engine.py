@@ -7,8 +7,9 @@ acting rows only, computed batched; their cost is inside the timing):
 
 * ``uniform``: a uniformly random legal action;
 * ``greedy``: Hu whenever legal, any claim taken (Gang over Peng over Chi), and otherwise the
-  discard leaving the lowest shanten (:func:`mcr_env.scoring.shanten.shanten_batch` over the
-  legal discards; ties to the lowest tile): realistic play that reaches the scoring paths.
+  discard leaving the lowest shanten (ties to the lowest tile;
+  :func:`mcr_env.engine.greedy.greedy_actions`, one compiled call): realistic play that
+  reaches the scoring paths.
 
 Run on one core, e.g.::
 
@@ -38,9 +39,8 @@ import time
 import numpy as np
 
 from mcr_env.engine import MCREngine, RulesConfig, score_cache_info
-from mcr_env.engine.actions import CHI_OFFSET, HU, NUM_ACTIONS, PASS, PLAY_OFFSET
+from mcr_env.engine.greedy import greedy_actions as _greedy
 from mcr_env.engine.sampling import sample_legal_actions
-from mcr_env.scoring.shanten import shanten_batch
 
 
 def _meta() -> dict:
@@ -73,7 +73,8 @@ def random_legal_actions(legal: np.ndarray, to_act: np.ndarray, rng) -> np.ndarr
 def greedy_actions(
     legal: np.ndarray, to_act: np.ndarray, hands: np.ndarray, n_melds: np.ndarray
 ) -> np.ndarray:
-    """``(B, 4) int64``: the ``greedy`` policy for each acting seat (0 elsewhere).
+    """``(B, 4) int64``: the ``greedy`` policy for each acting seat (0 elsewhere):
+    :func:`mcr_env.engine.greedy.greedy_actions` (one compiled call).
 
     Args:
         legal: ``(B, 4, 235) bool`` legal masks; to_act: ``(B, 4) bool``;
@@ -84,32 +85,7 @@ def greedy_actions(
     BuGang > Peng > Chi); else the legal discard leaving the lowest shanten (lowest tile on
     ties). A seat with only Pass passes.
     """
-    out = np.zeros(to_act.shape, dtype=np.int64)
-    g, s = np.nonzero(to_act)
-    if g.size == 0:
-        return out
-    m = legal[g, s]  # (n, 235)
-    act = np.zeros(g.size, dtype=np.int64)
-    claims = m[:, CHI_OFFSET:]
-    has_claim = claims.any(axis=1)
-    # highest legal id among Chi..BuGang: argmax over the reversed slice
-    last = NUM_ACTIONS - 1 - claims[:, ::-1].argmax(axis=1)
-    act[has_claim] = last[has_claim]
-    plays = m[:, PLAY_OFFSET:CHI_OFFSET]
-    need = np.nonzero(~has_claim & plays.any(axis=1))[0]
-    if need.size:
-        ok = plays[need]
-        r, t = np.nonzero(ok)  # one candidate hand per legal discard
-        cand = hands[g[need][r], s[need][r]].astype(np.int64)
-        cand[np.arange(r.size), t] -= 1
-        sh = np.full(ok.shape, 99, dtype=np.int64)
-        sh[r, t] = shanten_batch(cand, n_melds[g[need][r], s[need][r]].astype(np.int64))
-        act[need] = PLAY_OFFSET + sh.argmin(axis=1)
-    act[m[:, HU]] = HU
-    only_pass = ~m[:, 1:].any(axis=1)
-    act[only_pass] = PASS
-    out[g, s] = act
-    return out
+    return _greedy(legal, to_act, hands, n_melds)
 
 
 def _policy(name: str, rng):
@@ -243,6 +219,7 @@ def bench_env(
     claim_round: str = "options",
     policy: str = "uniform",
     workers: int = 0,
+    obs_dtype: str = "float32",
     backend: str = "process",
 ) -> dict:
     """The RL path: :class:`mcr_env.envs.batch.MCRBatchEnv` (planes-v0 observations of the
@@ -251,7 +228,8 @@ def bench_env(
     needs ``workers`` = 0); with ``workers`` = k >= 1 the same as k shards
     (:class:`mcr_env.envs.sharded.ShardedBatchEnv`, ``copy_obs=False`` views) on ``backend``
     ``"process"`` (k worker processes) or ``"thread"`` (the caller runs shard 0, k - 1 helper
-    threads the others). The policy runs in the caller, as in a rollout.
+    threads the others). The policy runs in the caller, as in a rollout. ``obs_dtype``: the
+    env's observation dtype (``"uint8"``: compact planes; in process only).
 
     Returns:
         dict like :func:`bench_engine` (``hands_per_s``, ``decisions_per_s``,
@@ -266,6 +244,10 @@ def bench_env(
     from mcr_env.envs.sharded import make_batch_env
 
     kw = {"copy_obs": False, "backend": backend} if workers else {}
+    if obs_dtype != "float32":
+        if workers:
+            raise ValueError("--obs-dtype other than float32 is for the in-process env")
+        kw["obs_dtype"] = obs_dtype
     config = RulesConfig(wall_layout=layout, claim_round=claim_round)
     env = make_batch_env(
         batch, workers, config=config, observe="packed", claim_round=claim_round, **kw
@@ -322,6 +304,7 @@ def bench_env(
         "workers": workers,
         "backend": backend if workers else "inprocess",
         "encoder": env.encoder.id,
+        "obs_dtype": obs_dtype,
         "hands": hands,
         "decisions": decisions,
         "decisions_per_hand": round(decisions / max(hands, 1), 2),
@@ -609,6 +592,13 @@ def main(argv: list[str] | None = None) -> None:
         "processes, or threads of this process (the caller runs shard 0)",
     )
     ap.add_argument("--repeat", type=int, default=1, help="rounds of the interleaved --workers")
+    ap.add_argument(
+        "--obs-dtype",
+        nargs="+",
+        default=["float32"],
+        choices=["float32", "uint8"],
+        help="env path: MCRBatchEnv obs_dtype (several: one row each, interleaved per batch)",
+    )
     args = ap.parse_args(argv)
     meta = _meta()
     benches = {
@@ -619,15 +609,16 @@ def main(argv: list[str] | None = None) -> None:
         "encode": bench_encode,
     }
     runs = [
-        (p, pol, b, cr, None)
+        (p, pol, b, cr, None, dt)
         for p in args.paths
         for pol in args.policy
         for b in args.batch
         for cr in args.claim_round
+        for dt in (args.obs_dtype if p == "env" else ["float32"])
     ]
     if args.workers is not None:
         runs = [
-            ("env", pol, b, cr, (k, be))
+            ("env", pol, b, cr, (k, be), "float32")
             for _ in range(args.repeat)
             for pol in args.policy
             for b in args.batch
@@ -636,12 +627,14 @@ def main(argv: list[str] | None = None) -> None:
             for be in (["process"] if k == 0 else args.backends)
         ]
     scaling = []
-    for path, pol, b, cr, k in runs:
+    for path, pol, b, cr, k, dt in runs:
         if path == "gym" and (b != 1 or pol != "uniform"):
             continue  # one table, random learner: the other batch sizes and policies skip it
         if path == "sb3" and (pol != "uniform" or cr != args.claim_round[0]):
             continue  # random learner; MCR-v0 keeps its own claim rounds: one row per batch
         extra = {} if k is None else {"workers": k[0], "backend": k[1]}
+        if dt != "float32":
+            extra["obs_dtype"] = dt
         row = {
             "bench": path,
             **benches[path](b, args.seconds, args.layout, args.seed, cr, pol, **extra),

@@ -105,10 +105,17 @@ class Encoder:
         num_channels: C.
         offsets: ``{piece name: (offset, channels)}``.
         shape: ``(C, 34)``.
-        dtype: ``np.float32``.
+        dtype: ``np.float32``, the default observation dtype.
+        dtypes: the observation dtypes :meth:`encode` can write (``dtype`` first). The
+            compiled ``planes-v0`` and ``oracle-v0`` encoders also write ``np.uint8``: the
+            same planes a quarter of the bytes, every channel the same value except those
+            with a fractional scale (``tiles_left``: the count, not the count / 144); see
+            :meth:`divisor`.
     """
 
     dtype = np.float32
+    dtypes: tuple[np.dtype, ...] = (np.dtype(np.float32),)
+    _divisors: dict[np.dtype, np.ndarray] = {}
 
     def __init__(self, encoder_id: str, pieces: list[Piece], description: str = ""):
         names = [p.name for p in pieces]
@@ -133,6 +140,35 @@ class Encoder:
         """Scopes read by the pieces (an honest encoder has no ``"oracle"``)."""
         return frozenset(p.scope for p in self.pieces)
 
+    def check_dtype(self, dtype: Any) -> np.dtype:
+        """``dtype`` as a ``np.dtype`` if the encoder writes it (one of :attr:`dtypes`).
+
+        Raises:
+            TypeError: not a dtype.
+            ValueError: a dtype this encoder does not write (the message lists them).
+        """
+        try:
+            dt = np.dtype(dtype)
+        except TypeError:
+            raise TypeError(f"obs dtype must be a numpy dtype, got {dtype!r}") from None
+        if dt not in self.dtypes:
+            valid = ", ".join(d.name for d in self.dtypes)
+            raise ValueError(f"encoder {self.id!r} writes dtypes {valid}, not {dt.name}")
+        return dt
+
+    def divisor(self, dtype: Any) -> np.ndarray:
+        """``(C,) float32`` per-channel divisors of the observations written as ``dtype``:
+        ``obs.astype(np.float32) / divisor[:, None]`` equals the float32 observation bit for
+        bit (all ones for float32; for uint8 144 on the ``tiles_left`` channels, whose float32
+        value is the count / 144, correctly rounded either way).
+
+        Raises:
+            TypeError / ValueError: as :meth:`check_dtype`.
+        """
+        dt = self.check_dtype(dtype)
+        d = self._divisors.get(dt)
+        return np.ones(self.num_channels, dtype=np.float32) if d is None else d.copy()
+
     def piece_slice(self, name: str) -> slice:
         """Channel slice of piece ``name``.
 
@@ -156,10 +192,12 @@ class Encoder:
             games: ``(N,)`` ints in 0..B-1 (``None`` with ``seats=None``: all ``B * 4`` pairs in
                 order game-major, i.e. the result reshapes to ``(B, 4, C, 34)``).
             seats: ``(N,)`` absolute seats 0..3.
-            out: optional ``(N, C, 34) float32`` buffer to write into (entirely overwritten).
+            out: optional ``(N, C, 34)`` buffer to write into (entirely overwritten), of one
+                of :attr:`dtypes` (float32, or uint8 for the compact observations of
+                ``planes-v0``/``oracle-v0``: :meth:`divisor`).
 
         Returns:
-            ``(N, C, 34) float32``.
+            ``(N, C, 34) float32`` (``out`` if given).
 
         Raises:
             ValueError: shapes differ, or a game/seat index is out of range.
@@ -188,10 +226,11 @@ class Encoder:
             raise ValueError("seat index out of range 0..3")
         n = games.shape[0]
         if out is not None and (
-            out.shape != (n, self.num_channels, NUM_TILE_KINDS) or out.dtype != np.float32
+            out.shape != (n, self.num_channels, NUM_TILE_KINDS) or out.dtype not in self.dtypes
         ):
+            valid = "/".join(d.name for d in self.dtypes)
             raise ValueError(
-                f"out must be ({n}, {self.num_channels}, 34) float32, got {out.shape} {out.dtype}"
+                f"out must be ({n}, {self.num_channels}, 34) {valid}, got {out.shape} {out.dtype}"
             )
         return self.encode_rows(state, games, seats, out)
 
@@ -199,8 +238,9 @@ class Encoder:
         self, state: Any, games: np.ndarray, seats: np.ndarray, out: np.ndarray | None = None
     ) -> np.ndarray:
         """:meth:`encode` without its argument checks, for callers whose pairs are valid by
-        construction (the envs): ``games``, ``seats`` ``(N,) intp`` in range; ``out`` None or
-        an ``(N, C, 34) float32`` buffer. Returns ``(N, C, 34) float32``."""
+        construction (the envs): ``games``, ``seats`` ``(N,) intp`` in range; ``out`` None (a
+        new ``(N, C, 34) float32`` array) or an ``(N, C, 34)`` buffer of one of
+        :attr:`dtypes`. Returns ``out``."""
         if out is None:
             out = np.empty((games.shape[0], self.num_channels, NUM_TILE_KINDS), dtype=np.float32)
         if games.shape[0]:

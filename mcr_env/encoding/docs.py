@@ -22,6 +22,13 @@ encoders, for oracle-guided training).
 
 Batched use: `get_encoder("planes-v0").encode(state, games (N,), seats (N,)) -> (N, C, 34)`.
 Encoder ids are frozen: changing any channel makes a new id.
+
+Compact observations (opt-in): `planes-v0` and `oracle-v0` also write `uint8`
+(`encoder.dtypes`; `encode(..., out=<uint8 array>)`, `MCRBatchEnv(..., obs_dtype="uint8")`):
+the same planes in a quarter of the bytes, every channel the same value except `tiles_left`,
+which holds the count instead of count / 144. `obs.astype(np.float32) /
+encoder.divisor("uint8")[:, None]` is the float32 observation bit for bit. `planes-v1` (match
+scores: negative, fractional) is float32 only.
 """
 
 

@@ -195,11 +195,14 @@ def planes_v0_rows(
     hand,
     drawn_tile,
     angang_tile,
+    left_scale,
 ):
     """Write the 75 ``planes-v0`` channels (``out[:, 0:75]``) of the pairs ``games``,
-    ``seats`` ``(N,) intp`` (valid indices) into ``out (N, >= 75, 34) float32`` (any content
-    on entry: channels 0..74 are overwritten). The other arguments are the ``GameState``
-    fields of the same names (public; private ones read at the observer's row only)."""
+    ``seats`` ``(N,) intp`` (valid indices) into ``out (N, >= 75, 34)`` (float32, or uint8 for
+    the compact observations; any content on entry: channels 0..74 are overwritten). The
+    ``tiles_left`` channels hold ``tiles_left / left_scale`` (``TILES_LEFT_SCALE`` for float32,
+    1.0 for uint8: the count itself). The other arguments are the ``GameState`` fields of the
+    same names (public; private ones read at the observer's row only)."""
     counts = np.zeros(T, dtype=np.int32)
     own_kong = np.zeros(T, dtype=np.int32)
     melds = np.zeros((12, T), dtype=np.float32)
@@ -251,7 +254,7 @@ def planes_v0_rows(
         _onehot(out, i, _O_PREVALENT, 27 + prevalent_wind[g])
         for r in range(4):
             left = tiles_left[g, (s + r) % 4]
-            _broadcast(out, i, _O_TILES_LEFT + r, np.float32(left / TILES_LEFT_SCALE))
+            _broadcast(out, i, _O_TILES_LEFT + r, left / left_scale)  # rounded to out's dtype
         for r in range(4):
             _broadcast(out, i, _O_WALL_EMPTY + r, 1.0 if tiles_left[g, (s + r) % 4] <= 0 else 0.0)
         for p in range(5):

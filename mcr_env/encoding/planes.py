@@ -495,8 +495,9 @@ ORACLE_V0_DESCRIPTION = (
 
 
 def _state_rows(st, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
-    """``planes-v0`` channels of ``out (N, >= 75, 34) float32`` for valid ``games``, ``seats``
-    ``(N,) intp`` (:func:`mcr_env.encoding.kernels.planes_v0_rows`)."""
+    """``planes-v0`` channels of ``out (N, >= 75, 34)`` float32 (or uint8: tile counts where
+    float32 has ``tiles_left / 144``) for valid ``games``, ``seats`` ``(N,) intp``
+    (:func:`mcr_env.encoding.kernels.planes_v0_rows`)."""
     _k.planes_v0_rows(
         games,
         seats,
@@ -520,6 +521,7 @@ def _state_rows(st, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> No
         st.hand,
         st.drawn_tile,
         st.angang_tile,
+        TILES_LEFT_SCALE if out.dtype == np.float32 else 1.0,
     )
 
 
@@ -544,6 +546,11 @@ class _PlanesEncoder(Encoder):
         self._rest = {(): None, _ORACLE_NAMES: _oracle_rows, _MATCH_NAMES: _match_rows}.get(
             rest, "pieces"
         )
+        if self._rest in (None, _oracle_rows):  # counts, 0/1 and tiles_left: all fit uint8
+            self.dtypes = (np.dtype(np.float32), np.dtype(np.uint8))
+            divisor = np.ones(self.num_channels, dtype=np.float32)
+            divisor[self.piece_slice("tiles_left")] = TILES_LEFT_SCALE
+            self._divisors = {np.dtype(np.uint8): divisor}
 
     def _fill(self, ctx: EncodeContext, out: np.ndarray) -> None:
         self._fill_rows(ctx.state, ctx.games, ctx.seats, out, ctx)

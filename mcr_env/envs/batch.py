@@ -111,9 +111,16 @@ class MCRBatchEnv:
             (seeded walls derive from ``first_game + b``; used by
             :class:`mcr_env.envs.sharded.ShardedBatchEnv`, which runs the shards in worker
             processes).
+        obs_dtype: dtype of ``observation`` (and ``info["final_obs"]``): ``"float32"``
+            (default) or ``"uint8"`` where the encoder writes it (``encoder.dtypes``: the
+            compiled ``planes-v0`` and ``oracle-v0``): the same planes in a quarter of the
+            bytes, every value the same except the ``tiles_left`` channels (the count instead
+            of count / 144): ``obs.astype(np.float32) / encoder.divisor("uint8")[:, None]`` is
+            the float32 observation bit for bit.
 
     Observation dict returned by ``reset``/``step``:
-        ``observation`` ``(B, 4, C, 34) float32`` (absent with ``observe="none"``),
+        ``observation`` ``(B, 4, C, 34)`` float32 (``obs_dtype``; absent with
+        ``observe="none"``),
         ``action_mask`` ``(B, 4, 235) int8`` (1 = legal; :data:`MASK_DTYPE`, as Gymnasium and
         PettingZoo; ``mask.view(bool)`` is the bool mask without a copy), ``to_act``
         ``(B, 4) bool``.
@@ -137,6 +144,7 @@ class MCRBatchEnv:
         observe: str = "all",
         claim_round: str = "all",
         first_game: int = 0,
+        obs_dtype: Any = "float32",
     ):
         check_modes(autoreset_mode, observe)
         config = table_config(config, claim_round)
@@ -154,13 +162,21 @@ class MCRBatchEnv:
             np.repeat(np.arange(self.num_tables), 4),
             np.tile(np.arange(4), self.num_tables),
         )
-        self._buffers = ObservationBuffers(self.encoder.shape)  # observations handed out
+        check = getattr(self.encoder, "check_dtype", None)
+        if check is not None:
+            self.obs_dtype = check(obs_dtype)
+        elif np.dtype(obs_dtype) != np.float32:
+            raise ValueError(f"encoder {self.encoder!r} writes float32 observations only")
+        else:
+            self.obs_dtype = np.dtype(np.float32)
+        # observations handed out
+        self._buffers = ObservationBuffers(self.encoder.shape, dtype=self.obs_dtype)
         self._started = False
 
     # ------------------------------------------------------------------ observations
     def observe(self, games: Any = None, seats: Any = None) -> np.ndarray:
         """Observations of (game, seat) pairs now: ``(N, C, 34) float32`` (all pairs:
-        ``(B * 4, C, 34)``, game-major)."""
+        ``(B * 4, C, 34)``, game-major; always float32, whatever ``obs_dtype``)."""
         return self.encoder.encode(self.engine.state, games, seats)
 
     def _obs(self) -> dict[str, np.ndarray]:
@@ -173,10 +189,10 @@ class MCRBatchEnv:
             obs = encode_pairs(self.encoder, eng.state, g, s, self._buffers)
             out["observation"] = obs.reshape(b, 4, c, 34)
         elif self.observe_mode == "acting":
-            obs = np.zeros((b, 4, c, 34), dtype=np.float32)
+            obs = np.zeros((b, 4, c, 34), dtype=self.obs_dtype)
             g, s = np.nonzero(eng.to_act)
             if g.size:
-                obs[g, s] = encode_pairs(self.encoder, eng.state, g, s)
+                obs[g, s] = encode_pairs(self.encoder, eng.state, g, s, dtype=self.obs_dtype)
             out["observation"] = obs
         elif self.observe_mode == "packed":
             g, s = np.nonzero(eng.to_act)
@@ -240,11 +256,12 @@ class MCRBatchEnv:
         return self._obs(), rewards, terminated, np.zeros_like(terminated), info
 
     def _final_obs(self, rows: np.ndarray) -> np.ndarray:
-        """``(n, 4, C, 34) float32``: the observations of every seat of tables ``rows (n,)``
-        now (same-step autoreset: the last observation of their finished hands)."""
+        """``(n, 4, C, 34)`` (``obs_dtype``): the observations of every seat of tables
+        ``rows (n,)`` now (same-step autoreset: the last observation of their finished
+        hands)."""
         g = np.repeat(rows, 4)
         s = np.tile(np.arange(4), len(rows))
-        final = encode_pairs(self.encoder, self.engine.state, g, s)
+        final = encode_pairs(self.encoder, self.engine.state, g, s, dtype=self.obs_dtype)
         return final.reshape(len(rows), 4, *self.encoder.shape)
 
     def _reset_rows(self, rows: np.ndarray) -> None:

@@ -54,8 +54,8 @@ class RandomPolicy:
 
 
 class ObservationBuffers:
-    """Reusable ``(n, C, 34) float32`` observation arrays for an env that returns new
-    observations at every step.
+    """Reusable ``(n, C, 34)`` observation arrays (``dtype``, default float32) for an env that
+    returns new observations at every step.
 
     Large observations (B=4096 tables: about 42 MB a step) are above the sizes glibc keeps for
     reuse, so a fresh array every step pays a page fault on every page. :meth:`take` hands out
@@ -67,27 +67,30 @@ class ObservationBuffers:
     Args:
         tail: ``(C, 34)``, the shape of one row.
         count: buffers kept (each grown to the largest ``n`` asked of it).
+        dtype: the arrays' dtype (float32, or uint8 for compact observations).
     """
 
-    def __init__(self, tail: tuple[int, ...], count: int = 3):
+    def __init__(self, tail: tuple[int, ...], count: int = 3, dtype: Any = np.float32):
         self.tail = tuple(tail)
+        self.dtype = np.dtype(dtype)
         self._bufs: list[np.ndarray | None] = [None] * count
-        probe = [np.empty((0, *self.tail), dtype=np.float32)]
+        probe = [np.empty((0, *self.tail), dtype=self.dtype)]
         self._free = sys.getrefcount(probe[0])  # list slot + argument: nobody else
 
     def take(self, n: int) -> np.ndarray:
-        """An ``(n, C, 34) float32`` array (content uninitialised) that nobody else holds."""
+        """An ``(n, C, 34)`` array of ``dtype`` (content uninitialised) that nobody else
+        holds."""
         bufs = self._bufs
         for i in range(len(bufs)):
             if bufs[i] is not None and sys.getrefcount(bufs[i]) <= self._free:
                 if bufs[i].shape[0] < n:
-                    bufs[i] = np.empty((n, *self.tail), dtype=np.float32)
+                    bufs[i] = np.empty((n, *self.tail), dtype=self.dtype)
                 return bufs[i][:n]
         for i in range(len(bufs)):
             if bufs[i] is None:
-                bufs[i] = np.empty((n, *self.tail), dtype=np.float32)
+                bufs[i] = np.empty((n, *self.tail), dtype=self.dtype)
                 return bufs[i][:n]
-        return np.empty((n, *self.tail), dtype=np.float32)
+        return np.empty((n, *self.tail), dtype=self.dtype)
 
 
 def settlement_only(reward_fn: Any) -> bool:
@@ -104,16 +107,24 @@ def encode_pairs(
     games: np.ndarray,
     seats: np.ndarray,
     buffers: ObservationBuffers | None = None,
+    dtype: Any = None,
 ) -> np.ndarray:
-    """``encoder``'s observations ``(N, C, 34) float32`` of the (game, seat) pairs ``games``,
+    """``encoder``'s observations ``(N, C, 34)`` of the (game, seat) pairs ``games``,
     ``seats`` ``(N,) intp`` that the env built itself (valid by construction): without the
     argument checks (:meth:`mcr_env.encoding.base.Encoder.encode_rows`), written into an
-    array of ``buffers`` if given, when the encoder has that method; else through its
-    ``encode``."""
+    array of ``buffers`` if given (of the buffers' dtype), else into a new array of ``dtype``
+    (default float32), when the encoder has that method; else through its ``encode``
+    (float32 only)."""
     rows = getattr(encoder, "encode_rows", None)
     if rows is None:
         return encoder.encode(state, games, seats)
-    return rows(state, games, seats, None if buffers is None else buffers.take(games.shape[0]))
+    if buffers is not None:
+        out = buffers.take(games.shape[0])
+    elif dtype is None or np.dtype(dtype) == np.float32:
+        out = None
+    else:
+        out = np.empty((games.shape[0], *encoder.shape), dtype=dtype)
+    return rows(state, games, seats, out)
 
 
 def random_opponent_actions(

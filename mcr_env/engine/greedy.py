@@ -1,0 +1,144 @@
+"""The shanten-greedy policy: realistic play for benchmarks and tests, one compiled call.
+
+:func:`greedy_actions` answers every acting seat of a batch from its legal mask and its own
+concealed hand (no hidden information): Hu whenever legal; otherwise the highest legal id
+among the claims and kongs (Gang/AnGang/BuGang over Peng over Chi, the action layout of
+:mod:`mcr_env.engine.actions`); otherwise the legal discard leaving the lowest shanten
+(:func:`mcr_env.scoring.shanten.shanten`, all hand forms; lowest tile on ties); a seat with
+only Pass passes. It is the ``greedy`` policy of ``scripts/bench_engine.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from mcr_env.engine.actions import CHI_OFFSET, HU, NUM_ACTIONS, PASS, PLAY_OFFSET
+from mcr_env.scoring._shanten_kernel import row_shanten
+from mcr_env.scoring.shanten import _value_tables
+from mcr_env.tiles import NUM_TILE_KINDS
+
+__all__ = ["greedy_actions"]
+
+
+@njit(cache=True, nogil=True)
+def _greedy_kernel(legal, to_act, hands, n_melds, suit, honor, out):
+    """Fill ``out (B, 4) int64`` with the greedy action of every acting seat (0 elsewhere).
+
+    Returns -1, or ``4 * game + seat`` of the first acting seat whose hand minus a legal
+    discard is not a ``13 - 3 * n_melds`` tile hand (the wrapper raises).
+    """
+    acc = np.empty(10, dtype=np.int64)
+    tmp = np.empty(10, dtype=np.int64)
+    rem = np.empty(34, dtype=np.int64)
+    got = np.empty(6, dtype=np.int64)
+    cand = np.empty(34, dtype=np.int64)
+    for g in range(legal.shape[0]):
+        for s in range(4):
+            out[g, s] = 0
+            if not to_act[g, s]:
+                continue
+            m = legal[g, s]
+            if m[HU]:
+                out[g, s] = HU
+                continue
+            act = PASS
+            for a in range(NUM_ACTIONS - 1, CHI_OFFSET - 1, -1):
+                if m[a]:
+                    act = a
+                    break
+            if act == PASS:
+                n = np.int64(n_melds[g, s])
+                total = 0
+                plays = 0
+                for t in range(34):
+                    cand[t] = hands[g, s, t]
+                    total += cand[t]
+                    if m[PLAY_OFFSET + t]:
+                        plays += 1
+                        if cand[t] < 1:
+                            return 4 * g + s
+                if plays:
+                    if total - 1 != 13 - 3 * n or n < 0 or n > 4:
+                        return 4 * g + s
+                    # no discard can leave less than the whole hand's shanten (shanten only
+                    # grows with tiles) nor less than 0: the first tile reaching the bound is
+                    # the lowest of the minimal ones, the rest need not be tried
+                    bound = row_shanten(cand, n, suit, honor, acc, tmp, rem, got)
+                    if bound < 0:
+                        bound = 0
+                    best = 99
+                    for t in range(34):
+                        if not m[PLAY_OFFSET + t]:
+                            continue
+                        cand[t] -= 1
+                        v = row_shanten(cand, n, suit, honor, acc, tmp, rem, got)
+                        cand[t] += 1
+                        if v < best:
+                            best = v
+                            act = PLAY_OFFSET + t
+                            if v == bound:
+                                break
+            out[g, s] = act
+    return -1
+
+
+def greedy_actions(
+    legal: np.ndarray,
+    to_act: np.ndarray,
+    hands: np.ndarray,
+    n_melds: np.ndarray,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
+    """The greedy action of every acting seat (docs/rules.md §2 for shanten, §10 for who acts).
+
+    Args:
+        legal: ``(B, 4, 235)`` bool or int8 0/1 legal masks (``MCREngine.legal_mask``, or an
+            env's ``action_mask``).
+        to_act: ``(B, 4)`` bool (or 0/1 ints): the seats that act.
+        hands: ``(B, 4, 34)`` integer concealed counts (``state.hand``; each acting seat's
+            own hand only is read).
+        n_melds: ``(B, 4)`` integer melds per seat (``state.n_melds``).
+        out: optional ``(B, 4) int64`` C-contiguous array written in place and returned.
+
+    Returns:
+        ``(B, 4) int64``: Hu (1) if legal; else the highest legal claim/kong id (36..234);
+        else the legal discard (2 + tile) whose remaining hand has the lowest shanten, lowest
+        tile on ties; else Pass (0). 0 for the seats that do not act.
+
+    Raises:
+        TypeError: non-integer/bool arrays.
+        ValueError: wrong shapes, or an acting seat with a legal discard whose hand is not
+            ``14 - 3 * n_melds`` tiles holding that tile (names the game and seat).
+    """
+    arrays = {"legal": legal, "to_act": to_act, "hands": hands, "n_melds": n_melds}
+    for name, arr in arrays.items():
+        if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "biu":
+            raise TypeError(f"{name} must be a bool or integer numpy array")
+    b = legal.shape[0] if legal.ndim == 3 else -1
+    shapes = {
+        "legal": (b, 4, NUM_ACTIONS),
+        "to_act": (b, 4),
+        "hands": (b, 4, NUM_TILE_KINDS),
+        "n_melds": (b, 4),
+    }
+    for name, want in shapes.items():
+        if arrays[name].shape != want:
+            raise ValueError(f"{name} must have shape {want}, got {arrays[name].shape}")
+    if legal.dtype == np.bool_:
+        legal = legal.view(np.int8)
+    if to_act.dtype == np.bool_:
+        to_act = to_act.view(np.int8)
+    if out is None:
+        out = np.empty((b, 4), dtype=np.int64)
+    elif out.shape != (b, 4) or out.dtype != np.int64 or not out.flags.c_contiguous:
+        raise ValueError(f"out must be a C-contiguous ({b}, 4) int64 array")
+    suit, honor = _value_tables()
+    bad = _greedy_kernel(legal, to_act, hands, n_melds, suit, honor, out)
+    if bad >= 0:
+        g, s = divmod(int(bad), 4)
+        raise ValueError(
+            f"game {g} seat {s}: a legal discard needs a hand of 14 - 3 * n_melds tiles "
+            f"holding the tile (n_melds={int(n_melds[g, s])}, {int(hands[g, s].sum())} tiles)"
+        )
+    return out
