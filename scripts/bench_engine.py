@@ -478,6 +478,140 @@ def bench_sb3(
     }
 
 
+LOCKSTEP_WARMUP_STEPS = 250
+"""Steps every env of :func:`bench_lockstep` plays before its timing (about 2.5 hands per table
+with ``claim_round="options"``: hand ends spread over the steps, score cache warm)."""
+
+
+def bench_lockstep(
+    batch: int,
+    steps: int,
+    configs: list[tuple[int, str]],
+    layout: str = "official",
+    seed: int = 0,
+    claim_round: str = "options",
+) -> list[dict]:
+    """The sharding overhead on identical work, robust to a loaded machine.
+
+    Every env of ``configs`` (``(k, backend)``; k = 0: :class:`MCRBatchEnv` in process, else
+    :class:`mcr_env.envs.sharded.ShardedBatchEnv` with k shards on ``backend``; packed
+    planes-v0 observations, same-step autoreset, ``copy_obs=False``) plays the same games
+    (same seed, and the uniform policy drawn from a generator of the same seed on each env's
+    own masks: results are identical for every k, so so are the actions) in lockstep: at
+    every step each env's policy + ``step`` is timed alone, the envs in alternating order.
+    Rows measured at separate times on a shared machine differ by +-20% from the load alone;
+    here every env meets the same load and the same work step by step.
+
+    Returns:
+        one ``lockstep`` row per config (``wall_ms_per_step``, ``cpu_ms_per_step`` (this
+        process's CPU, all its threads, plus the worker processes'), ``critical_cpu_ms_per_step``
+        (the caller's CPU outside the shards + the slowest shard's), its two parts
+        ``parent_cpu_ms_per_step`` (policy, dispatch, gathering) and ``shard_cpu_ms_per_step``
+        (each shard's), ``decisions_per_step``),
+        then one ``lockstep_summary`` row per backend with ``overhead_k1_cpu`` /
+        ``overhead_k1_wall`` (1 worker vs in process: ``time(k=1) / time(k=0) - 1``) and
+        ``speedup_<k>_vs_1_wall`` / ``speedup_<k>_vs_1_critical_cpu`` (time(k=1) / time(k)).
+    """
+    from mcr_env.envs.batch import MCRBatchEnv
+    from mcr_env.envs.sharded import ShardedBatchEnv
+
+    config = RulesConfig(wall_layout=layout, claim_round=claim_round)
+    kw = {"config": config, "observe": "packed", "claim_round": claim_round}
+    envs = [
+        MCRBatchEnv(batch, **kw)
+        if k == 0
+        else ShardedBatchEnv(batch, num_workers=k, copy_obs=False, backend=be, **kw)
+        for k, be in configs
+    ]
+    try:
+        obs = [env.reset(seed=seed)[0] for env in envs]
+        rngs = [np.random.default_rng(seed) for _ in envs]
+        n = len(envs)
+        wall, cpu, own = [0.0] * n, [0.0] * n, [0.0] * n
+        w0 = [env.worker_cpu_seconds() if k else [] for env, (k, _) in zip(envs, configs)]
+        decisions = 0
+        for t in range(LOCKSTEP_WARMUP_STEPS + steps):
+            timed = t >= LOCKSTEP_WARMUP_STEPS
+            if t == LOCKSTEP_WARMUP_STEPS:
+                w0 = [env.worker_cpu_seconds() if k else [] for env, (k, _) in zip(envs, configs)]
+            decisions += int(obs[0]["to_act"].sum()) if timed else 0
+            for i in range(n) if t % 2 == 0 else reversed(range(n)):
+                t0, c0, o0 = time.perf_counter(), time.process_time(), time.thread_time()
+                o = obs[i]
+                acts = random_legal_actions(o["action_mask"].view(bool), o["to_act"], rngs[i])
+                obs[i] = envs[i].step(acts)[0]
+                if timed:
+                    wall[i] += time.perf_counter() - t0
+                    cpu[i] += time.process_time() - c0
+                    own[i] += time.thread_time() - o0
+        for o in obs[1:]:  # the same games: the same acting seats at the end
+            if not np.array_equal(o["to_act"], obs[0]["to_act"]):
+                raise RuntimeError("lockstep envs diverged: the backends' results differ")
+        rows = []
+        for i, ((k, be), env) in enumerate(zip(configs, envs)):
+            wcpu = [c - w for c, w in zip(env.worker_cpu_seconds(), w0[i])] if k else []
+            if k and be == "process":
+                total, parent = cpu[i] + sum(wcpu), cpu[i]
+            elif k:  # threads: their CPU is in this process's; the caller served shard 0
+                total, parent = cpu[i], own[i] - wcpu[0]
+            else:
+                total, parent = cpu[i], cpu[i]
+            critical = parent + (max(wcpu) if wcpu else 0.0)
+            rows.append(
+                {
+                    "bench": "lockstep",
+                    "batch": batch,
+                    "layout": layout,
+                    "claim_round": claim_round,
+                    "policy": "uniform",
+                    "workers": k,
+                    "backend": be if k else "inprocess",
+                    "steps": steps,
+                    "decisions_per_step": round(decisions / steps, 1),
+                    "wall_ms_per_step": round(wall[i] / steps * 1e3, 4),
+                    "cpu_ms_per_step": round(total / steps * 1e3, 4),
+                    "critical_cpu_ms_per_step": round(critical / steps * 1e3, 4),
+                    "parent_cpu_ms_per_step": round(parent / steps * 1e3, 4),
+                    "shard_cpu_ms_per_step": [round(c / steps * 1e3, 4) for c in wcpu],
+                    "decisions_per_s": round(decisions / wall[i], 1),
+                    "decisions_per_cpu_s": round(decisions / total, 1),
+                }
+            )
+    finally:
+        for env in envs:
+            if hasattr(env, "close"):
+                env.close()
+    return rows + lockstep_summary(rows)
+
+
+def lockstep_summary(rows: list[dict]) -> list[dict]:
+    """Per backend of the :func:`bench_lockstep` rows: the k = 1 overhead against the
+    in-process row and the speed-ups of k workers over 1 (see there)."""
+    base = next((r for r in rows if r["workers"] == 0), None)
+    out = []
+    for be in dict.fromkeys(r["backend"] for r in rows if r["workers"]):
+        by_k = {r["workers"]: r for r in rows if r["backend"] == be}
+        row: dict = {"bench": "lockstep_summary", "backend": be, "batch": rows[0]["batch"]}
+        one = by_k.get(1)
+        if one is not None and base is not None:
+            row["overhead_k1_cpu"] = round(one["cpu_ms_per_step"] / base["cpu_ms_per_step"] - 1, 4)
+            row["overhead_k1_wall"] = round(
+                one["wall_ms_per_step"] / base["wall_ms_per_step"] - 1, 4
+            )
+        if one is not None:
+            for k, r in sorted(by_k.items()):
+                if k > 1:
+                    row[f"speedup_{k}_vs_1_wall"] = round(
+                        one["wall_ms_per_step"] / r["wall_ms_per_step"], 3
+                    )
+                    row[f"speedup_{k}_vs_1_critical_cpu"] = round(
+                        one["critical_cpu_ms_per_step"] / r["critical_cpu_ms_per_step"], 3
+                    )
+        row["loadavg_1m"] = round(os.getloadavg()[0], 2)
+        out.append(row)
+    return out
+
+
 def scaling_summary(rows: list[dict]) -> list[dict]:
     """The issue's scaling table from interleaved ``--workers`` rows: per (policy, batch,
     claim_round) and shard ``backend`` (rows without one: ``"process"``; the k = 0 in-process
@@ -599,6 +733,14 @@ def main(argv: list[str] | None = None) -> None:
         choices=["float32", "uint8"],
         help="env path: MCRBatchEnv obs_dtype (several: one row each, interleaved per batch)",
     )
+    ap.add_argument(
+        "--lockstep",
+        type=int,
+        default=300,
+        help="with --workers: also time every (k, backend) env in lockstep on the same games "
+        "for this many steps (bench_lockstep: overhead and speed-ups robust to a loaded "
+        "machine; uniform policy only); 0 = off",
+    )
     args = ap.parse_args(argv)
     meta = _meta()
     benches = {
@@ -652,6 +794,15 @@ def main(argv: list[str] | None = None) -> None:
     for row in scaling_summary(scaling):
         row.update(meta)
         print(json.dumps(row), flush=True)
+    if args.workers is not None and args.lockstep > 0 and "uniform" in args.policy:
+        configs = [
+            (k, be) for k in args.workers for be in (["process"] if k == 0 else args.backends)
+        ]
+        for b in args.batch:
+            for cr in args.claim_round:
+                for row in bench_lockstep(b, args.lockstep, configs, args.layout, args.seed, cr):
+                    row.update(meta)
+                    print(json.dumps(row), flush=True)
 
 
 if __name__ == "__main__":

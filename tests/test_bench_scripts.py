@@ -86,7 +86,7 @@ def test_scaling_summary_per_backend(bench):
 
 def test_sb3_and_workers_rows(bench, capsys):
     bench.main(["--paths", "sb3", "--batch", "3", "--seconds", "0.05"])
-    bench.main(["--batch", "3", "--workers", "0", "1", "--seconds", "0.05"])
+    bench.main(["--batch", "3", "--workers", "0", "1", "--seconds", "0.05", "--lockstep", "0"])
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["bench"] for r in rows] == ["sb3", "env", "env", "env", "scaling", "scaling"]
     sb3 = rows[0]
@@ -106,12 +106,51 @@ def test_sb3_and_workers_rows(bench, capsys):
         assert summary["median"]["0"] == rows[4]["median"]["0"]  # the in-process row, shared
         assert "overhead_k1_total_cpu" in summary and summary["commit"] is not None
     assert all("loadavg_1m" in r for r in rows)
-    bench.main(["--batch", "2", "--workers", "1", "--backends", "thread", "--seconds", "0.05"])
+    argv = ["--batch", "2", "--workers", "0", "1", "2", "--backends", "thread", "--seconds", "0.05"]
+    bench.main([*argv, "--lockstep", "4"])
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [(r["bench"], r.get("backend")) for r in rows] == [
-        ("env", "thread"),
-        ("scaling", "thread"),
+    assert [(r["bench"], r.get("backend"), r.get("workers")) for r in rows] == [
+        ("env", "inprocess", 0),
+        ("env", "thread", 1),
+        ("env", "thread", 2),
+        ("scaling", "thread", None),
+        ("lockstep", "inprocess", 0),  # the same games, every env timed at every step
+        ("lockstep", "thread", 1),
+        ("lockstep", "thread", 2),
+        ("lockstep_summary", "thread", None),
     ]
+    lock = rows[4:7]
+    assert len({r["decisions_per_step"] for r in lock}) == 1  # identical games
+    assert [len(r["shard_cpu_ms_per_step"]) for r in lock] == [0, 1, 2]
+    for r in lock:
+        assert r["steps"] == 4 and r["wall_ms_per_step"] > 0 and r["cpu_ms_per_step"] > 0
+    assert {"overhead_k1_cpu", "overhead_k1_wall", "speedup_2_vs_1_wall"} <= set(rows[7])
+
+
+def test_lockstep_summary_on_known_rows(bench):
+    def row(k, backend, wall, cpu, critical):
+        return {
+            "batch": 8,
+            "workers": k,
+            "backend": backend,
+            "wall_ms_per_step": wall,
+            "cpu_ms_per_step": cpu,
+            "critical_cpu_ms_per_step": critical,
+        }
+
+    rows = [
+        row(0, "inprocess", 4.0, 4.0, 4.0),
+        row(1, "process", 5.0, 4.4, 4.4),
+        row(1, "thread", 4.2, 4.1, 4.1),
+        row(2, "process", 4.0, 5.0, 2.75),
+        row(2, "thread", 2.8, 4.4, 2.5),
+    ]
+    proc, thr = bench.lockstep_summary(rows)
+    assert (proc["backend"], thr["backend"]) == ("process", "thread")
+    assert proc["overhead_k1_cpu"] == 0.1 and proc["overhead_k1_wall"] == 0.25
+    assert thr["overhead_k1_cpu"] == 0.025 and thr["overhead_k1_wall"] == 0.05
+    assert proc["speedup_2_vs_1_wall"] == 1.25 and proc["speedup_2_vs_1_critical_cpu"] == 1.6
+    assert thr["speedup_2_vs_1_wall"] == 1.5 and thr["speedup_2_vs_1_critical_cpu"] == 1.64
 
 
 def test_warm_up_plays_until_two_hands_per_table(bench):

@@ -391,8 +391,11 @@ def test_packed_observations_of_an_encoder_from_outside_the_package():
     ref = trajectory(MCRBatchEnv(3, observe="packed", encoder=enc), steps=40)
     assert ref[0]["obs"]["observation"].shape[1:] == (84, 34)
     assert np.abs(ref[-1]["obs"]["observation"][:, 75:]).sum() > 0  # the rule channels are set
-    with ShardedBatchEnv(3, observe="packed", encoder=enc, num_workers=2) as env:
-        assert_same(trajectory(env, steps=40), ref)
+    for backend in BACKENDS:  # threads: each shard a deep copy of the encoder object
+        with ShardedBatchEnv(
+            3, observe="packed", encoder=enc, num_workers=2, backend=backend
+        ) as env:
+            assert_same(trajectory(env, steps=40), ref)
     one = MCRBatchEnv(1)
     one.reset(seed=0)
     with pytest.raises(ValueError, match=r"out must be \(1, 84, 34\) float32"):
