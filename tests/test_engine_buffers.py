@@ -18,10 +18,10 @@ from mcr_env.engine import MCREngine
 from mcr_env.engine.kernels import (
     SCRATCH64,
     STATE_FIELDS,
+    kernel_carry,
     output_buffers,
     output_views,
     state_views,
-    wait_cache,
 )
 from mcr_env.engine.state import GameState
 
@@ -75,10 +75,12 @@ def test_output_views_shapes():
     assert cand.shape == (20, 4) and ev.shape == (5, 4) and cand.dtype == np.int64
     ends = [_ptr(v) + v.nbytes for v in views[:6]]
     assert ends[-1] == _ptr(o8) + o8.nbytes  # the int8 buffer is exactly covered
-    # then the wait cache (unknown: -1), the kernel's scratch and the 3 counters
-    waits = wait_cache(o32, o64)
+    # then the kernels' carry (wait cache, pending draws; none: -1), the kernel's scratch and
+    # the 3 counters
+    waits, pend = kernel_carry(o32, o64)
     assert waits.shape == (5, 4) and (waits == -1).all() and _ptr(waits) == _ptr(ev) + ev.nbytes
-    assert _ptr(waits) + waits.nbytes + (SCRATCH64 + 3) * 8 == _ptr(o64) + o64.nbytes
+    assert pend.shape == (5,) and (pend == -1).all() and _ptr(pend) == _ptr(waits) + waits.nbytes
+    assert _ptr(pend) + pend.nbytes + (SCRATCH64 + 3) * 8 == _ptr(o64) + o64.nbytes
 
 
 def test_engine_outputs_are_buffer_views_and_load_state_needs_a_packed_state():
