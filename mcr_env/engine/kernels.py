@@ -302,7 +302,7 @@ def _group_status(key, size, suit_table):
     return 2
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def waits_of(row, n_melds, suit_table, h):
     """Winning tiles of a waiting hand: bit x of the result is set when the counts ``row (34,)
     int64`` plus one tile x complete the hand (:func:`complete_with` of ``row`` and x is True)
@@ -315,7 +315,8 @@ def waits_of(row, n_melds, suit_table, h):
     look-ups. Special forms (no melds; Knitted Straight with at most one): Seven Pairs, the
     one odd count; Thirteen Orphans, the missing orphan or all 13; Honors and Knitted Tiles,
     the arrangement's free tiles; a Knitted Straight (eight of an arrangement's nine tiles
-    held) tests the tiles one by one.
+    held) tests the tiles one by one. Inlined into its one caller in :func:`step_kernel` (a
+    call would count references of its array arguments).
     """
     out = np.int64(0)
     one = np.int64(1)
