@@ -76,8 +76,11 @@ from mcr_env.engine.kernels import (
     deal_kernel,
     output_buffers,
     output_views,
+    random_step_views,
     step_kernel,
+    step_random_kernel,
 )
+from mcr_env.engine.sampling import generator_pointers
 from mcr_env.engine.state import (
     EndReason,
     GameState,
@@ -308,7 +311,11 @@ class MCREngine:
         # complete hands decided by the compiled 8-point bound (legal, not legal) or left to
         # the exact scorer (hu_decisions): the last three entries of the int64 output buffer
         self._hu_stats = self._obufs[2][-3:]
-        self.terminated = np.ones(b, dtype=bool)
+        # terminated (B,) bool is an output view too; the games, actions and bit generator
+        # of a step_random call live in the output buffers (so that call passes no more)
+        self.terminated, self._live, self._acts, self._rng_slots = random_step_views(*self._obufs)
+        self.terminated[:] = True
+        self._rng: np.random.Generator | None = None  # the Generator in _rng_slots
         self.table_points = np.zeros((b, 4), dtype=np.float32)
         self.last_hand_result: list[HandResult | None] = [None] * b
         self._raise = config.illegal_action == "raise"
@@ -566,8 +573,54 @@ class MCREngine:
             self._hu = {k: v for k, v in hu_cache.items() if not live[k[0]]}
         elif hu_cache:
             self._hu = {}
-        if not (n_ev or n_cand or n_bad):
-            return  # the usual step: masks were built by the kernel
+        if n_ev or n_cand or n_bad:  # else the usual step: masks were built by the kernel
+            self._finish_step(n_ev, n_cand, n_bad, hu_cache)
+
+    def step_random(self, rng: np.random.Generator) -> int:
+        """Play a uniformly random legal action for every acting seat of every live game, in
+        one compiled call (random play: benchmarks, random opponents, tests).
+
+        The same draws from ``rng``, the same actions and the same resulting state as
+        ``step(sample_legal_actions(legal_mask, rng, to_act))``
+        (:func:`mcr_env.engine.sampling.sample_legal_actions`: over the acting seats in
+        (game, seat) order, a seat with ``c`` legal actions takes its ``(c - 1 - r)``-th
+        legal action, ``r`` drawn as ``rng.integers(0, c)``; nothing is drawn for ``c = 1``),
+        so a seeded ``rng`` replays the same games and either call can follow the other. The
+        draws are made in compiled code straight from ``rng.bit_generator`` (the Generator's
+        lock is not taken: do not use ``rng`` from another thread meanwhile); the engine keeps
+        a reference to the last ``rng`` given. Every live game advances (no ``games=``).
+
+        Args:
+            rng: a ``numpy.random.Generator``.
+
+        Returns:
+            The number of seats that acted (decisions taken), an int.
+
+        Raises:
+            RuntimeError: ``step_random`` before ``reset``.
+            TypeError: ``rng`` is not a ``numpy.random.Generator``.
+        """
+        if not self._started:
+            raise RuntimeError("call reset() before step_random()")
+        if rng is not self._rng:
+            self._rng_slots[:] = generator_pointers(rng)
+            self._rng = rng
+        status, n_ev, n_cand, n_bad, n = step_random_kernel(
+            self._ask_all, self._botzone, SUIT_TABLE, *self._bufs, *self._obufs
+        )
+        if status < 0:
+            raise RuntimeError("engine invariant: an acting seat has no legal action")
+        hu_cache = self._hu
+        if hu_cache:
+            self._hu = {}
+        if n_ev or n_cand or n_bad:
+            self._finish_step(n_ev, n_cand, n_bad, hu_cache)
+        return n
+
+    def _finish_step(self, n_ev: int, n_cand: int, n_bad: int, hu_cache: dict) -> None:
+        """After a step kernel call that ended hands (``n_ev`` events), listed hands to score
+        (``n_cand``) or found illegal actions to penalize (``n_bad``): settle, score and build
+        the remaining masks (``hu_cache``: the scores of the masks the actions came from)."""
         if n_bad:  # penalize (the kernel left these games out)
             penal = np.nonzero(self._illegal.any(axis=1))[0]
             self._apply_penalties(penal, self._illegal[penal])
