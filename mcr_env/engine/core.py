@@ -78,6 +78,7 @@ from mcr_env.engine.kernels import (
     output_views,
     random_step_views,
     step_kernel,
+    step_live_kernel,
     step_random_kernel,
 )
 from mcr_env.engine.sampling import generator_pointers
@@ -90,6 +91,8 @@ from mcr_env.engine.state import (
 from mcr_env.engine.walls import check_walls, seeded_walls
 
 HANDS_PER_MATCH = 16
+
+_ALL_GAMES = np.zeros(0, dtype=bool)  # step(games=None): no selection (step_live_kernel)
 
 # plain ints of the enums, for the hot paths
 _A_ANGANG = int(ActionKind.ANGANG)
@@ -535,24 +538,28 @@ class MCREngine:
         if not self._started:
             raise RuntimeError("call reset() before step()")
         b = self.batch_size
-        acts = np.asarray(actions)
+        acts = actions if type(actions) is np.ndarray else np.asarray(actions)
         if acts.shape != (b, 4):
             raise ValueError(f"actions must have shape (B, 4) = ({b}, 4), got {acts.shape}")
-        if acts.dtype != np.int64:
+        if acts.dtype.type is not np.int64:
             if acts.dtype == bool or not np.issubdtype(acts.dtype, np.integer):
                 raise TypeError(f"actions must be integer action ids, got dtype {acts.dtype}")
             acts = acts.astype(np.int64)
-        live = ~self.terminated
+        if not acts.flags.c_contiguous:
+            acts = np.ascontiguousarray(acts)
         partial = games is not None
         if partial:
             active = np.asarray(games)
             if active.dtype != bool or active.shape != (b,):
                 raise ValueError(f"games must be a (B,) = ({b},) bool array")
-            live &= active
-        status, n_ev, n_cand, n_bad = step_kernel(
-            False,
-            acts if acts.flags.c_contiguous else np.ascontiguousarray(acts),
-            live,
+            if not active.flags.c_contiguous:
+                active = np.ascontiguousarray(active)
+        else:
+            active = _ALL_GAMES
+        # the kernel sets live = ~terminated (& games) in the output buffer
+        status, n_ev, n_cand, n_bad = step_live_kernel(
+            acts,
+            active,
             self._raise,
             self._ask_all,
             self._botzone,
@@ -560,6 +567,7 @@ class MCREngine:
             *self._bufs,
             *self._obufs,
         )
+        live = self._live
         if status < 0:
             gi, si = (int(x[0]) for x in np.nonzero(self._illegal))
             a = int(acts[gi, si])

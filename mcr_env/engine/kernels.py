@@ -1022,6 +1022,24 @@ def step_kernel(
 
 
 @njit(cache=True, nogil=True)
+def step_live_kernel(
+    acts, games, raise_illegal, ask_all, botzone, suit_table, s8, s16, s32, o8, o32, o64
+):
+    """:func:`step_kernel` (``masks_only`` False) over the games not terminated and, when
+    ``games`` has B entries, selected by it (``games`` empty: all of them): ``live`` (the
+    :func:`random_step_views` row) is set here, so :meth:`MCREngine.step` makes no array
+    of its own. Arguments and returns as :func:`step_kernel`."""
+    terminated, live = random_step_views(o8, o32, o64)[:2]
+    b = live.shape[0]
+    sel = games.shape[0] == b
+    for g in range(b):
+        live[g] = not terminated[g] and (not sel or games[g])
+    return step_kernel(
+        False, acts, live, raise_illegal, ask_all, botzone, suit_table, s8, s16, s32, o8, o32, o64
+    )
+
+
+@njit(cache=True, nogil=True)
 def step_random_kernel(ask_all, botzone, suit_table, s8, s16, s32, o8, o32, o64):
     """A uniformly random legal action for every acting seat, then :func:`step_kernel` over
     the games not terminated: :meth:`mcr_env.engine.core.MCREngine.step_random` in one call.
