@@ -357,6 +357,58 @@ def test_shanten_bad_input():
     assert shanten_batch(rows, np.array([0, 0])).tolist() == [0, 0]
 
 
+# sha256 of shanten_batch's int8 output on random_hands(11, 6000, 13) and (12, 6000, 14),
+# recorded from the allocation-enumerating kernel before the max-plus folds replaced it.
+SHANTEN_BATCH_GOLDEN = {
+    (11, 13): "c1c044b857fe693b4c8b2f65054bea3d136f51036858590c7ed6571eb51e1970",
+    (12, 14): "57c389ca397d68d74d63f8d1def0902de4f32d818b1c806c9c3e3a6386168a0b",
+}
+
+
+@pytest.mark.parametrize(("seed", "extra"), sorted(SHANTEN_BATCH_GOLDEN))
+def test_shanten_batch_golden_and_dtypes(seed, extra):
+    """Byte-identical output (golden hash) for every integer dtype and memory layout."""
+    import hashlib
+
+    hands = random_hands(seed, 6000, extra)
+    cs = np.array([c for c, _ in hands], dtype=np.int64)
+    ns = np.array([n for _, n in hands], dtype=np.int64)
+    ref = shanten_batch(cs, ns)
+    assert hashlib.sha256(ref.tobytes()).hexdigest() == SHANTEN_BATCH_GOLDEN[(seed, extra)]
+    wide = np.zeros((len(cs), 40), dtype=np.int8)
+    wide[:, 3:37] = cs
+    for c, n in [
+        (cs.astype(np.int8), ns.astype(np.int8)),
+        (cs.astype(np.int16), ns.astype(np.uint8)),
+        (cs.astype(np.uint8), ns),
+        (wide[:, 3:37], ns[::-1][::-1]),  # non-contiguous rows
+        (cs.tolist(), ns.tolist()),
+    ]:
+        out = shanten_batch(c, n)
+        assert out.dtype == np.int8
+        assert out.tobytes() == ref.tobytes()
+
+
+def test_shanten_batch_bad_input_any_dtype():
+    """The compiled input check falls back to the numpy one: same errors for int8 input."""
+    c = np.stack([counts("123m456m789m1s222z")] * 3).astype(np.int8)
+    n = np.zeros(3, dtype=np.int8)
+    bad = c.copy()
+    bad[2, 5] = 5
+    with pytest.raises(ValueError, match="row 2 tile 5 has count 5"):
+        shanten_batch(bad, n)
+    bad = c.copy()
+    bad[1, 0] = -1
+    with pytest.raises(ValueError, match="row 1 tile 0 has count -1"):
+        shanten_batch(bad, n)
+    with pytest.raises(ValueError, match="row 1 has -1"):
+        shanten_batch(c, np.array([0, -1, 0], dtype=np.int8))
+    with pytest.raises(ValueError, match="row 0: a hand with n_melds=1 must hold 10 or 11"):
+        shanten_batch(c, np.array([1, 0, 0], dtype=np.int64))
+    with pytest.raises(TypeError, match="dtype bool"):
+        shanten_batch(c.astype(bool), n)
+
+
 def test_shanten_examples():
     # PyMahjongGB values, checked by hand: ready, one and two away, complete.
     assert shanten(counts("1112345678999m")) == 0

@@ -1,10 +1,18 @@
 """Compiled (numba) rows of :func:`mcr_env.scoring.shanten.shanten_batch`.
 
 Per row: the four value-table rows (three suits, honors) of the counts, the regular value for
-``k = 4 - n_melds`` sets by the same max-plus allocations as the numpy path of the tables, then
-Seven Pairs, Thirteen Orphans and Honors and Knitted Tiles (``n_melds == 0``) and Knitted
-Straight (``n_melds <= 1``): the minimum of the forms, as :func:`mcr_env.scoring.shanten.shanten`
-(docs/rules.md §2).
+``k = 4 - n_melds`` sets, then Seven Pairs, Thirteen Orphans and Honors and Knitted Tiles
+(``n_melds == 0``) and Knitted Straight (``n_melds <= 1``): the minimum of the forms, as
+:func:`mcr_env.scoring.shanten.shanten` (docs/rules.md §2).
+
+The regular value is the max-plus combination of the four rows over the ways of sharing the
+``k`` blocks and at most one pair (+1 when used) among the three suits and the honors. The
+numpy single-hand path enumerates those allocations (175 for ``k = 4``); here the rows are
+folded one at a time (a max-plus convolution over ``(blocks, pair)``): every allocation is one
+path through the folds, so the maximum is the same integer, in about a sixth of the additions.
+
+Counts may be any integer dtype (validated by :func:`rows_valid` or by the caller: 0..4, and
+``13 - 3 * n`` or ``14 - 3 * n`` tiles).
 """
 
 from __future__ import annotations
@@ -12,90 +20,150 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mcr_env.scoring.shanten import (
-    _KNITTED_OR_HONOR,
-    _ORPHANS,
-    _POW5_7,
-    _POW5_9,
-    KNITTED_ARRANGEMENTS,
-)
+from mcr_env.scoring.shanten import _ORPHANS, KNITTED_ARRANGEMENTS
 
 _KNIT = KNITTED_ARRANGEMENTS.astype(np.int64)
 _KNIT_TILES = np.array([np.flatnonzero(row) for row in KNITTED_ARRANGEMENTS], dtype=np.int64)
-_KOR = _KNITTED_OR_HONOR.astype(np.int64)
 _ORPH = _ORPHANS.astype(np.int64)
-_P9 = _POW5_9.astype(np.int64)
-_P7 = _POW5_7.astype(np.int64)
 
 
 @njit(cache=True, nogil=True)
-def regular_value(c, k, suit, honor, idx, bonus, offsets, g):
-    """Regular shanten of counts ``c (34,)`` needing ``k`` more sets; ``g (40,)`` scratch."""
-    for s in range(3):
-        key = 0
-        for r in range(9):
-            key += c[9 * s + r] * _P9[r]
-        for j in range(10):
-            g[10 * s + j] = suit[key, j]
+def _key(c, start, length):
+    """Base-5 key ``sum(c[start + r] * 5**r)`` of ``length`` counts (Horner, high rank first)."""
     key = 0
-    for r in range(7):
-        key += c[27 + r] * _P7[r]
-    for j in range(10):
-        g[30 + j] = honor[key, j]
-    best = -1000
-    for a in range(offsets[k], offsets[k + 1]):
-        v = g[idx[a, 0]] + g[idx[a, 1]] + g[idx[a, 2]] + g[idx[a, 3]] + bonus[a]
-        if v > best:
-            best = v
+    for r in range(start + length - 1, start - 1, -1):
+        key = key * 5 + c[r]
+    return key
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fold_at(acc, row, b):
+    """``(no pair, one pair)`` entries at ``b`` blocks of the max-plus fold of ``row (10,)``
+    into ``acc (10,)``: the max over ``b1 + b2 = b``, ``p1 + p2 = p`` of
+    ``acc[2 b1 + p1] + row[2 b2 + p2]``."""
+    v0 = -1000
+    v1 = -1000
+    for b1 in range(b + 1):
+        b2 = b - b1
+        a0 = acc[2 * b1]
+        r0 = row[2 * b2]
+        x = a0 + r0
+        if x > v0:
+            v0 = x
+        x = acc[2 * b1 + 1] + r0
+        if x > v1:
+            v1 = x
+        x = a0 + row[2 * b2 + 1]
+        if x > v1:
+            v1 = x
+    return v0, v1
+
+
+@njit(cache=True, nogil=True)
+def _fold(acc, row, k, out):
+    """Max-plus fold of one component's table ``row (10,)`` into ``acc (10,)``, written to
+    ``out[2b + p]`` for ``b <= k`` (entries above ``2k + 1`` are not written)."""
+    for b in range(k + 1):
+        out[2 * b], out[2 * b + 1] = _fold_at(acc, row, b)
+
+
+@njit(cache=True, nogil=True)
+def regular_value(c, k, suit, honor, acc, tmp):
+    """Regular shanten of counts ``c (34,)`` needing ``k`` more sets (``2k`` minus the best
+    ``2m + t + pair``); ``acc``/``tmp`` ``(10,) int64`` scratch."""
+    row = suit[_key(c, 0, 9)]
+    for j in range(2 * k + 2):
+        acc[j] = row[j]
+    _fold(acc, suit[_key(c, 9, 9)], k, tmp)
+    _fold(tmp, suit[_key(c, 18, 9)], k, acc)
+    v0, v1 = _fold_at(acc, honor[_key(c, 27, 7)], k)  # the last fold: only b = k is needed
+    best = v0 if v0 >= v1 + 1 else v1 + 1
     return 2 * k - best
 
 
 @njit(cache=True, nogil=True)
-def shanten_rows(counts, n_melds, suit, honor, idx, bonus, offsets, out):
+def row_shanten(c, n, suit, honor, acc, tmp, rem, got):
+    """Shanten of one hand: counts ``c (34,)``, ``n`` melds (validated), the minimum over the
+    forms allowed with ``n`` melds. ``acc``/``tmp`` ``(10,)``, ``rem`` ``(34,)``, ``got``
+    ``(6,)`` int64 scratch."""
+    best = regular_value(c, 4 - n, suit, honor, acc, tmp)
+    if n > 1 or best == -1:
+        return best
+    for a in range(6):
+        m = 0
+        for j in range(9):
+            if c[_KNIT_TILES[a, j]] > 0:
+                m += 1
+        got[a] = m
+    if n == 0:
+        pairs = 0
+        for t in range(34):
+            pairs += c[t] // 2
+        if 6 - pairs < best:
+            best = 6 - pairs
+        present = 0
+        dup = 0
+        for j in range(13):
+            x = c[_ORPH[j]]
+            if x > 0:
+                present += 1
+            if x > 1:
+                dup = 1
+        if 13 - present - dup < best:
+            best = 13 - present - dup
+        honors = 0
+        for t in range(27, 34):
+            if c[t] > 0:
+                honors += 1
+        most = 0
+        for a in range(6):
+            if got[a] > most:
+                most = got[a]
+        if 13 - most - honors < best:
+            best = 13 - most - honors
+    for a in range(6):
+        missing = 9 - got[a]
+        if missing - 1 >= best:
+            continue  # the rest's value is at least -1: this arrangement cannot win
+        for t in range(34):
+            x = c[t]
+            if _KNIT[a, t] and x > 0:
+                x -= 1
+            rem[t] = x
+        v = missing + regular_value(rem, 1 - n, suit, honor, acc, tmp)
+        if v < best:
+            best = v
+    return best
+
+
+@njit(cache=True, nogil=True)
+def shanten_rows(counts, n_melds, suit, honor, out):
     """``out[i]`` = shanten of ``counts[i] (34,)`` with ``n_melds[i]`` melds (validated input:
-    ``(N, 34) int64`` counts 0..4, ``(N,) int64`` melds; ``suit``/``honor`` value tables,
-    ``idx``/``bonus``/``offsets`` the allocations of every k)."""
-    g = np.empty(40, dtype=np.int64)
+    ``(N, 34)`` integer counts 0..4, ``(N,)`` integer melds; ``suit``/``honor`` the value
+    tables)."""
+    acc = np.empty(10, dtype=np.int64)
+    tmp = np.empty(10, dtype=np.int64)
     rem = np.empty(34, dtype=np.int64)
+    got = np.empty(6, dtype=np.int64)
     for i in range(counts.shape[0]):
-        c = counts[i]
-        n = n_melds[i]
-        best = regular_value(c, 4 - n, suit, honor, idx, bonus, offsets, g)
-        if n == 0:
-            pairs = 0
-            for t in range(34):
-                pairs += c[t] // 2
-            best = min(best, 6 - pairs)
-            got = 0
-            dup = 0
-            for j in range(13):
-                x = c[_ORPH[j]]
-                if x > 0:
-                    got += 1
-                if x > 1:
-                    dup = 1
-            best = min(best, 13 - got - dup)
-            most = 0
-            for a in range(6):
-                m = 0
-                for t in range(34):
-                    if c[t] > 0 and _KOR[a, t]:
-                        m += 1
-                most = max(most, m)
-            best = min(best, 13 - most)
-        if n <= 1:
-            for a in range(6):
-                missing = 9
-                for j in range(9):
-                    if c[_KNIT_TILES[a, j]] > 0:
-                        missing -= 1
-                if missing - 1 >= best:
-                    continue  # the rest's value is at least -1: this arrangement cannot win
-                for t in range(34):
-                    x = c[t]
-                    if _KNIT[a, t] and x > 0:
-                        x -= 1
-                    rem[t] = x
-                v = missing + regular_value(rem, 1 - n, suit, honor, idx, bonus, offsets, g)
-                best = min(best, v)
-        out[i] = best
+        out[i] = row_shanten(counts[i], np.int64(n_melds[i]), suit, honor, acc, tmp, rem, got)
+
+
+@njit(cache=True, nogil=True)
+def rows_valid(counts, n_melds, extra_lo, extra_hi):
+    """Whether every row has counts in 0..4, ``n_melds`` in 0..4 and a tile total of
+    ``extra_lo - 3n`` or ``extra_hi - 3n`` (the fast path of the input check; the caller
+    names the offending row with the numpy check when this is False)."""
+    for i in range(counts.shape[0]):
+        n = np.int64(n_melds[i])
+        if n < 0 or n > 4:
+            return False
+        total = 0
+        for t in range(34):
+            x = np.int64(counts[i, t])
+            if x < 0 or x > 4:
+                return False
+            total += x
+        if total != extra_lo - 3 * n and total != extra_hi - 3 * n:
+            return False
+    return True

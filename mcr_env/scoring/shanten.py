@@ -642,15 +642,12 @@ def shanten_batch(counts, n_melds) -> np.ndarray:
         ValueError: wrong shapes, counts or n_melds out of range, or a wrong tile total (the
             first offending row is named).
     """
-    c, n = _as_batch(counts, n_melds, (13, 14))
+    c, n = _batch_input(counts, n_melds)
     out = np.empty(len(c), dtype=np.int8)
     if len(c) == 0:
         return out
     suit, honor = _value_tables()
-    if "alloc" not in _KERNEL:
-        _KERNEL["alloc"] = _alloc_flat()
-    idx, bonus, offsets = _KERNEL["alloc"]
-    _batch_kernel()(c, n, suit, honor, idx, bonus, offsets, out)
+    _kernels().shanten_rows(c, n, suit, honor, out)
     return out
 
 
@@ -659,22 +656,35 @@ def shanten_batch(counts, n_melds) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 _KERNEL: dict[str, object] = {}
+# Integer dtypes the kernel takes as they are (one compiled specialisation each); other
+# integer dtypes are converted to int64 first.
+_NATIVE_DTYPES = (np.dtype(np.int8), np.dtype(np.int64))
 
 
-def _alloc_flat() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The allocations of every k as flat arrays: ``idx (A, 4) int64``, ``bonus (A,) int64``
-    and ``offsets (6,) int64`` (k's rows are ``offsets[k]:offsets[k + 1]``)."""
-    idx = np.concatenate([a for a, _ in _ALLOC]).astype(np.int64)
-    bonus = np.concatenate([b for _, b in _ALLOC]).astype(np.int64)
-    offsets = np.cumsum([0] + [len(a) for a, _ in _ALLOC]).astype(np.int64)
-    return idx, bonus, offsets
+def _batch_input(counts, n_melds) -> tuple[np.ndarray, np.ndarray]:
+    """Validated ``(N, 34)`` counts and ``(N,)`` meld numbers for the kernel, as in
+    :func:`_as_batch` (same errors) but without copies for C-contiguous int8/int64 input."""
+    c = counts if isinstance(counts, np.ndarray) else np.asarray(counts)
+    n = n_melds if isinstance(n_melds, np.ndarray) else np.asarray(n_melds)
+    if (
+        c.ndim == 2
+        and c.shape[1] == NUM_TILE_KINDS
+        and n.shape == (c.shape[0],)
+        and c.dtype in _NATIVE_DTYPES
+        and n.dtype in _NATIVE_DTYPES
+    ):
+        c = np.ascontiguousarray(c)
+        n = np.ascontiguousarray(n)
+        if _kernels().rows_valid(c, n, 13, 14):
+            return c, n
+    return _as_batch(counts, n_melds, (13, 14))  # converts, or raises naming the bad row
 
 
-def _batch_kernel():
-    """The numba kernel of :func:`shanten_batch` (:mod:`mcr_env.scoring._shanten_kernel`,
-    imported, and compiled or loaded from numba's cache, on first use)."""
-    if "batch" not in _KERNEL:
-        from mcr_env.scoring._shanten_kernel import shanten_rows
+def _kernels():
+    """The numba kernel module :mod:`mcr_env.scoring._shanten_kernel` (imported, and its
+    kernels compiled or loaded from numba's cache, on first use)."""
+    if "module" not in _KERNEL:
+        from mcr_env.scoring import _shanten_kernel
 
-        _KERNEL["batch"] = shanten_rows
-    return _KERNEL["batch"]
+        _KERNEL["module"] = _shanten_kernel
+    return _KERNEL["module"]
