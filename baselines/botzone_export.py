@@ -7,8 +7,9 @@ eps)``). :func:`export_submission` writes the zip: ``__main__.py``
 (:mod:`mcr_env.botzone.submission`), ``weights.npz``, and the mcr_env packages a bot needs
 (tiles, scoring, engine, encoding, botzone) under a stub ``mcr_env/__init__.py`` that does not
 import gymnasium, and a stand-in ``numba`` whose ``njit`` leaves the engine's kernels as plain
-Python (:data:`NUMBA_STAND_IN`), so ``python bot.zip`` runs with numpy alone. The value head
-is left out (a bot does not need it).
+Python (:data:`NUMBA_STAND_IN`), so ``python bot.zip`` runs with numpy alone, on Python 3.6+
+(the packed sources are rewritten for 3.6 by :mod:`baselines.botzone_py36`). The value head is
+left out (a bot does not need it).
 """
 
 from __future__ import annotations
@@ -72,21 +73,36 @@ def policy_arrays(net) -> dict[str, np.ndarray]:
     return out
 
 
-def export_submission(checkpoint, out: str | Path) -> Path:
+PYTHON_TARGETS = ("3.6", "3.7")
+"""Oldest Pythons an export can target: ``3.6`` (Botzone's; packs the dataclasses backport) or
+``3.7`` (no backport). The packed sources are rewritten for 3.6 either way
+(:func:`baselines.botzone_py36.downgrade_source`)."""
+
+
+def export_submission(checkpoint, out: str | Path, python: str = "3.6") -> Path:
     """Write the Botzone submission zip of a checkpoint.
 
     Args:
         checkpoint: path of a ``baselines.network`` checkpoint, or a ``PolicyValueNet``.
         out: path of the zip to write (parent folders are created).
+        python: the oldest Python the bot must run on, one of :data:`PYTHON_TARGETS`; ``"3.6"``
+            (Botzone's) adds the dataclasses backport under ``_compat36/``
+            (:mod:`baselines.botzone_py36`).
 
     Returns:
         the zip path.
 
     Raises:
         FileNotFoundError / ValueError: from :func:`baselines.network.load_checkpoint`; a net
-            whose encoder is not ``planes-v0`` (the bot encodes planes-v0).
+            whose encoder is not ``planes-v0`` (the bot encodes planes-v0); ``python`` not one
+            of :data:`PYTHON_TARGETS`.
+        RuntimeError: ``python="3.6"`` and the backport is neither cached nor fetchable.
     """
     import mcr_env
+    from baselines.botzone_py36 import COMPAT36_DIR, dataclasses_backport, downgrade_source
+
+    if python not in PYTHON_TARGETS:
+        raise ValueError(f"python must be one of {PYTHON_TARGETS}, got {python!r}")
 
     if isinstance(checkpoint, (str, Path)):
         from baselines.network import load_checkpoint
@@ -101,13 +117,20 @@ def export_submission(checkpoint, out: str | Path) -> Path:
     np.savez(buf, **policy_arrays(net))
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    backport = dataclasses_backport() if python == "3.6" else None
+
+    def put(src: Path, name: str) -> None:
+        z.writestr(name, downgrade_source(src.read_text(encoding="utf-8"), str(src)))
+
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
-        z.write(root / "botzone" / "submission.py", "__main__.py")
+        put(root / "botzone" / "submission.py", "__main__.py")
         z.writestr("weights.npz", buf.getvalue())
         z.writestr("mcr_env/__init__.py", _STUB)
         z.writestr("numba/__init__.py", NUMBA_STAND_IN)
-        z.write(root / "tiles.py", "mcr_env/tiles.py")
+        if backport is not None:
+            z.writestr(f"{COMPAT36_DIR}/dataclasses.py", backport)
+        put(root / "tiles.py", "mcr_env/tiles.py")
         for pkg in PACKAGES:
             for f in sorted((root / pkg).rglob("*.py")):
-                z.write(f, f"mcr_env/{f.relative_to(root).as_posix()}")
+                put(f, f"mcr_env/{f.relative_to(root).as_posix()}")
     return out

@@ -17,6 +17,14 @@ Run on one core, e.g.::
 
     taskset -c 0 .venv/bin/python scripts/bench_engine.py --batch 1 64 1024 4096 \
         --policy uniform greedy --paths engine env --seconds 10
+
+Sharding (docs/design.md "Scale"): ``--workers 0 1 2`` plays the env path in process (k = 0)
+and as k shards of :class:`mcr_env.envs.sharded.ShardedBatchEnv` on each of ``--backends``
+(default ``process thread``: worker processes, or threads of this process), interleaved
+``--repeat`` times, and ends with one ``scaling`` row per backend (2-vs-1 speed-ups, the k = 1
+overhead)::
+
+    .venv/bin/python scripts/bench_engine.py --batch 2048 --workers 0 1 2 --repeat 2 --seconds 8
 """
 
 from __future__ import annotations
@@ -244,21 +252,29 @@ def bench_env(
     claim_round: str = "options",
     policy: str = "uniform",
     workers: int = 0,
+    backend: str = "process",
 ) -> dict:
     """The RL path: :class:`mcr_env.envs.batch.MCRBatchEnv` (planes-v0 observations of the
     acting seats (``observe="packed"``), masks, settlement rewards, same-step autoreset)
     under ``policy`` (greedy reads the acting seats' own hands from the env's engine, so it
-    needs ``workers`` = 0); with ``workers`` = k >= 1 the same over k worker processes
-    (:class:`mcr_env.envs.sharded.ShardedBatchEnv`, shared-memory views, ``copy_obs=False``).
+    needs ``workers`` = 0); with ``workers`` = k >= 1 the same as k shards
+    (:class:`mcr_env.envs.sharded.ShardedBatchEnv`, ``copy_obs=False`` views) on ``backend``
+    ``"process"`` (k worker processes) or ``"thread"`` (the caller runs shard 0, k - 1 helper
+    threads the others). The policy runs in the caller, as in a rollout.
 
     Returns:
         dict like :func:`bench_engine` (``hands_per_s``, ``decisions_per_s``,
-        ``decisions_per_hand``, ``hands_per_cpu_s``) plus ``encoder`` and ``observations``
-        (acting-seat observations encoded).
+        ``decisions_per_hand``, ``hands_per_cpu_s``) plus ``backend`` (``"inprocess"`` for
+        k = 0), ``encoder`` and ``observations`` (acting-seat observations encoded); with
+        k >= 1 also ``worker_cpu_seconds`` (per shard), ``parent_cpu_seconds`` (the caller's
+        CPU outside the shards: policy, dispatch, gathering),
+        ``decisions_per_total_cpu_s`` (every process and thread) and
+        ``decisions_per_critical_cpu_s`` (parent + slowest shard: what an idle machine with
+        a core per shard would give, GIL waits of the thread backend not included).
     """
     from mcr_env.envs.sharded import make_batch_env
 
-    kw = {"copy_obs": False} if workers else {}
+    kw = {"copy_obs": False, "backend": backend} if workers else {}
     config = RulesConfig(wall_layout=layout, claim_round=claim_round)
     env = make_batch_env(
         batch, workers, config=config, observe="packed", claim_round=claim_round, **kw
@@ -280,6 +296,7 @@ def bench_env(
     w0 = env.worker_cpu_seconds() if workers else []
     t0 = time.perf_counter()
     c0 = time.process_time()
+    own0 = time.thread_time()
     while True:
         decisions += int(obs["to_act"].sum())
         obs, _, _, _, info = env.step(act(obs["action_mask"].view(bool), obs["to_act"], st))
@@ -287,18 +304,20 @@ def bench_env(
         hands += int(info["hand_over"].sum())
         if steps % 16 == 0 and time.perf_counter() - t0 >= seconds:
             break
-    rates = _rates(hands, decisions, t0, c0)  # CPU time of this process
+    own = time.thread_time() - own0
+    rates = _rates(hands, decisions, t0, c0)  # CPU time of this process (all its threads)
     if workers:
         # CPU time of the workers too: on a loaded machine the critical path of a step in CPU
         # seconds (parent + slowest worker) says what an idle machine would do
         wcpu = [c - w for c, w in zip(env.worker_cpu_seconds(), w0)]
+        if backend == "thread":  # this thread served shard 0; process time has every thread
+            parent, total = own - wcpu[0], rates["cpu_seconds"]
+        else:
+            parent, total = rates["cpu_seconds"], rates["cpu_seconds"] + sum(wcpu)
         rates["worker_cpu_seconds"] = [round(c, 3) for c in wcpu]
-        rates["decisions_per_total_cpu_s"] = round(
-            decisions / (rates["cpu_seconds"] + sum(wcpu)), 1
-        )
-        rates["decisions_per_critical_cpu_s"] = round(
-            decisions / (rates["cpu_seconds"] + max(wcpu)), 1
-        )
+        rates["parent_cpu_seconds"] = round(parent, 3)
+        rates["decisions_per_total_cpu_s"] = round(decisions / total, 1)
+        rates["decisions_per_critical_cpu_s"] = round(decisions / (parent + max(wcpu)), 1)
         env.close()
     else:
         rates["decisions_per_total_cpu_s"] = rates["decisions_per_critical_cpu_s"] = round(
@@ -310,6 +329,7 @@ def bench_env(
         "claim_round": claim_round,
         "policy": policy,
         "workers": workers,
+        "backend": backend if workers else "inprocess",
         "encoder": env.encoder.id,
         "hands": hands,
         "decisions": decisions,
@@ -486,7 +506,8 @@ def bench_sb3(
 
 def scaling_summary(rows: list[dict]) -> list[dict]:
     """The issue's scaling table from interleaved ``--workers`` rows: per (policy, batch,
-    claim_round), the median over repeats of each k's rates, and
+    claim_round) and shard ``backend`` (rows without one: ``"process"``; the k = 0 in-process
+    rows belong to every backend's summary), the median over repeats of each k's rates, and
 
     * ``speedup_wall_<k>_vs_1``: wall-clock decisions/s of k workers over 1 worker;
     * ``speedup_critical_cpu_<k>_vs_1``: the same from critical-path CPU seconds (parent +
@@ -495,12 +516,22 @@ def scaling_summary(rows: list[dict]) -> list[dict]:
       (decisions per CPU second in process), the per-worker cost of sharding; and
       ``overhead_k1_wall`` from wall-clock rates (needs a quiet machine).
     """
-    groups: dict[tuple, dict[int, list[dict]]] = {}
+    groups: dict[tuple, dict[str, dict[int, list[dict]]]] = {}
     for r in rows:
         key = (r["policy"], r["batch"], r["claim_round"])
-        groups.setdefault(key, {}).setdefault(r["workers"], []).append(r)
+        by_backend = groups.setdefault(key, {})
+        if r["workers"] == 0:
+            by_backend.setdefault(None, {}).setdefault(0, []).append(r)
+        else:
+            be = r.get("backend", "process")
+            by_backend.setdefault(be, {}).setdefault(r["workers"], []).append(r)
+    flat = []
+    for (pol, b, cr), by_backend in groups.items():
+        base = by_backend.pop(None, {})
+        for be, by_k in by_backend.items() or [(None, {})]:
+            flat.append((pol, b, cr, be, {**base, **by_k}))
     out = []
-    for (pol, b, cr), by_k in groups.items():
+    for pol, b, cr, be, by_k in flat:
         med = {
             k: {
                 m: round(float(np.median([r[m] for r in rs])), 1)
@@ -517,6 +548,7 @@ def scaling_summary(rows: list[dict]) -> list[dict]:
             "policy": pol,
             "batch": b,
             "claim_round": cr,
+            "backend": be,
             "repeats": min(len(rs) for rs in by_k.values()),
             "median": {str(k): v for k, v in med.items()},
         }
@@ -574,8 +606,16 @@ def main(argv: list[str] | None = None) -> None:
         type=int,
         nargs="+",
         default=None,
-        help="env path over k worker processes for each k given (0 = in-process); rows of "
-        "all k interleaved, --repeat times (scaling rows on a shared machine)",
+        help="env path as k shards for each k given (0 = in-process), on every --backends; "
+        "rows of all k interleaved, --repeat times, then one scaling row per backend",
+    )
+    ap.add_argument(
+        "--backends",
+        nargs="+",
+        default=["process", "thread"],
+        choices=["process", "thread"],
+        help="ShardedBatchEnv backends of the k >= 1 --workers rows (default both): k worker "
+        "processes, or threads of this process (the caller runs shard 0)",
     )
     ap.add_argument("--repeat", type=int, default=1, help="rounds of the interleaved --workers")
     args = ap.parse_args(argv)
@@ -596,12 +636,13 @@ def main(argv: list[str] | None = None) -> None:
     ]
     if args.workers is not None:
         runs = [
-            ("env", pol, b, cr, k)
+            ("env", pol, b, cr, (k, be))
             for _ in range(args.repeat)
             for pol in args.policy
             for b in args.batch
             for cr in args.claim_round
             for k in args.workers
+            for be in (["process"] if k == 0 else args.backends)
         ]
     scaling = []
     for path, pol, b, cr, k in runs:
@@ -609,7 +650,7 @@ def main(argv: list[str] | None = None) -> None:
             continue  # one table, random learner: the other batch sizes and policies skip it
         if path == "sb3" and (pol != "uniform" or cr != args.claim_round[0]):
             continue  # random learner; MCR-v0 keeps its own claim rounds: one row per batch
-        extra = {} if k is None else {"workers": k}
+        extra = {} if k is None else {"workers": k[0], "backend": k[1]}
         row = {
             "bench": path,
             **benches[path](b, args.seconds, args.layout, args.seed, cr, pol, **extra),

@@ -10,7 +10,10 @@ sharded backend) and the machine, versions and commit. Backends, interleaved ``-
 times (fair on a loaded machine):
 
 * ``inprocess``: :class:`mcr_env.envs.batch.MCRBatchEnv` in this process;
-* ``sharded``: :class:`mcr_env.envs.sharded.ShardedBatchEnv` with each ``--workers`` k;
+* ``sharded``: :class:`mcr_env.envs.sharded.ShardedBatchEnv` with each ``--workers`` k
+  (worker processes);
+* ``threaded``: the same with ``backend="thread"`` (the k shards as threads of this process,
+  the caller serving shard 0);
 * ``ray``: :class:`baselines.distributed.RayRollouts`, ``--actors`` actors on a local Ray
   instance (``--ray-address`` for an existing cluster), each with an in-process env.
 
@@ -120,8 +123,9 @@ def projection(rows: list[dict], cores: int, gpu_tflops: float) -> dict:
 
     Method: with the forward pass on the GPU, each decision still costs the CPU its
     ``other_cpu_us_per_decision`` (env step, encoder, gathering, sampling glue, shard workers;
-    measured as CPU time, so independent of the load), taken from the sharded rows with the
-    most workers (the sharding overhead included; median over repeats). Shards and their
+    measured as CPU time, so independent of the load), taken from the ``sharded`` (worker
+    process) rows with the most workers (if there are none, the others'; the sharding
+    overhead included; median over repeats). Shards and their
     parents are independent processes (several parents, e.g. Ray actors, each with its
     workers, sharing the GPU), so the CPU side gives ``cores / other_cpu``. The GPU side gives
     ``gpu_tflops / (forward_flops_per_row x policy_rows / decisions)`` (``gpu_tflops`` is an
@@ -130,6 +134,8 @@ def projection(rows: list[dict], cores: int, gpu_tflops: float) -> dict:
     row), the latency of batching one forward across shards.
     """
     measured = [r for r in rows if "other_cpu_us_per_decision" in r]
+    # worker processes when measured (the many-core layout), else threaded or in process
+    measured = [r for r in measured if r["backend"] == "sharded"] or measured
     kmax = max(r["workers"] for r in measured)
     use = [r for r in measured if r["workers"] == kmax]
     other = float(np.median([r["other_cpu_us_per_decision"] for r in use]))
@@ -170,8 +176,9 @@ def bench(backend: str, args, net, inet, k: int) -> dict:
     env = rr = None
     if backend == "inprocess":
         env = MCRBatchEnv(args.batch, **kw)
-    elif backend == "sharded":
-        env = ShardedBatchEnv(args.batch, num_workers=k, copy_obs=False, **kw)
+    elif backend in ("sharded", "threaded"):
+        be = "process" if backend == "sharded" else "thread"
+        env = ShardedBatchEnv(args.batch, num_workers=k, copy_obs=False, backend=be, **kw)
     else:
         from baselines.distributed import RayRollouts
 
@@ -197,7 +204,7 @@ def bench(backend: str, args, net, inet, k: int) -> dict:
             collect_rollout(inet, env, 1000 + i, 7, dev, 0, args.block_rows, st, buf, fuse)
 
     one(0, {})  # warm-up (worker start, first allocations, kernel selection)
-    w0 = env.worker_cpu_seconds() if backend == "sharded" else []
+    w0 = env.worker_cpu_seconds() if backend in ("sharded", "threaded") else []
     tot = {
         "decisions": 0,
         "policy_rows": 0,
@@ -218,7 +225,7 @@ def bench(backend: str, args, net, inet, k: int) -> dict:
         "bench": "rollout",
         "backend": backend,
         "batch": args.batch,
-        "workers": k if backend == "sharded" else 0,
+        "workers": k if backend in ("sharded", "threaded") else 0,
         "actors": k if backend == "ray" else 0,
         "network": dataclasses.asdict(net.config),
         "encoder": args.encoder,
@@ -239,11 +246,12 @@ def bench(backend: str, args, net, inet, k: int) -> dict:
         row["env_seconds"] = round(tot["env_seconds"], 3)
         row["forward_seconds"] = round(tot["forward_seconds"], 3)
         row["forward_cpu_seconds"] = round(tot["forward_cpu_seconds"], 3)
-    if backend == "sharded":
+    if backend in ("sharded", "threaded"):
         row["worker_cpu_seconds"] = [round(c - w, 3) for c, w in zip(env.worker_cpu_seconds(), w0)]
         env.close()
     if rr is None and tot["decisions"]:
-        wcpu = sum(row.get("worker_cpu_seconds", []))
+        # worker processes' CPU comes on top of this process's; threads are inside it already
+        wcpu = sum(row.get("worker_cpu_seconds", [])) if backend == "sharded" else 0.0
         n = tot["decisions"]
         row["decisions_per_cpu_s"] = round(n / (cpu + wcpu), 1)  # parent + workers
         # everything but the forward pass (env, encoder, gathering, workers): what stays on
@@ -268,9 +276,11 @@ def main(argv: list[str] | None = None) -> None:
         "--backends",
         nargs="+",
         default=["inprocess", "sharded"],
-        choices=["inprocess", "sharded", "ray"],
+        choices=["inprocess", "sharded", "threaded", "ray"],
     )
-    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="sharded: k values")
+    ap.add_argument(
+        "--workers", type=int, nargs="+", default=[1, 2], help="sharded, threaded: k values"
+    )
     ap.add_argument("--actors", type=int, default=2, help="ray: actors")
     ap.add_argument("--ray-address", default=None, help="existing Ray cluster (ray.init address)")
     ap.add_argument("--ray-cpus", type=int, default=None, help="CPUs of a local Ray instance")
@@ -313,7 +323,7 @@ def main(argv: list[str] | None = None) -> None:
     inet = inference_net(net, args.inference, args.block_rows) if dev.type == "cpu" else net
     runs = []
     for b in args.backends:
-        ks = args.workers if b == "sharded" else [args.actors] if b == "ray" else [0]
+        ks = args.workers if b in ("sharded", "threaded") else [args.actors] if b == "ray" else [0]
         runs += [(b, k) for k in ks]
     meta = _meta()
     rows = []

@@ -56,20 +56,62 @@ def test_scaling_summary_on_known_rows(bench):
     assert big["overhead_k1_total_cpu"] == 0.05  # 1 - 190 / 200
     assert big["overhead_k1_wall"] == round(1 - 100 / 110, 4)
     assert "speedup_wall_2_vs_1" not in small and "overhead_k1_wall" not in small
+    assert big["backend"] == "process" and small["backend"] is None  # rows without a backend
+
+
+def test_scaling_summary_per_backend(bench):
+    """Rows of both backends: one summary each, both against the same in-process rows."""
+    rows = [
+        _row(0, 100.0, 200.0, 200.0),
+        {**_row(1, 80.0, 150.0, 150.0), "backend": "process"},
+        {**_row(1, 95.0, 190.0, 190.0), "backend": "thread"},
+        {**_row(2, 120.0, 140.0, 270.0), "backend": "process"},
+        {**_row(2, 171.0, 180.0, 342.0), "backend": "thread"},
+    ]
+    proc, thr = bench.scaling_summary(rows)
+    assert (proc["backend"], thr["backend"]) == ("process", "thread")
+    assert (
+        proc["median"]["0"]
+        == thr["median"]["0"]
+        == {
+            "decisions_per_s": 100.0,
+            "decisions_per_total_cpu_s": 200.0,
+            "decisions_per_critical_cpu_s": 200.0,
+        }
+    )
+    assert proc["speedup_wall_2_vs_1"] == 1.5 and thr["speedup_wall_2_vs_1"] == 1.8
+    assert proc["speedup_critical_cpu_2_vs_1"] == 1.8 and thr["overhead_k1_total_cpu"] == 0.05
+    assert thr["overhead_k1_wall"] == 0.05 and proc["overhead_k1_wall"] == 0.2
 
 
 def test_sb3_and_workers_rows(bench, capsys):
     bench.main(["--paths", "sb3", "--batch", "3", "--seconds", "0.05"])
     bench.main(["--batch", "3", "--workers", "0", "1", "--seconds", "0.05"])
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [r["bench"] for r in rows] == ["sb3", "env", "env", "scaling"]
+    assert [r["bench"] for r in rows] == ["sb3", "env", "env", "env", "scaling", "scaling"]
     sb3 = rows[0]
     assert sb3["learner_steps"] == 3 * sb3["vec_steps"] > 0 and sb3["learner_steps_per_s"] > 0
-    assert [r["workers"] for r in rows[1:3]] == [0, 1]
-    summary = rows[3]
-    assert summary["repeats"] == 1 and set(summary["median"]) == {"0", "1"}
-    assert "overhead_k1_total_cpu" in summary and summary["commit"] is not None
+    # one command: in process, then k = 1 on both backends (the default --backends)
+    assert [(r["workers"], r["backend"]) for r in rows[1:4]] == [
+        (0, "inprocess"),
+        (1, "process"),
+        (1, "thread"),
+    ]
+    for r in rows[2:4]:
+        assert len(r["worker_cpu_seconds"]) == 1 and r["parent_cpu_seconds"] >= 0
+        assert r["decisions_per_critical_cpu_s"] > 0 and r["decisions_per_total_cpu_s"] > 0
+    assert [s["backend"] for s in rows[4:]] == ["process", "thread"]
+    for summary in rows[4:]:
+        assert summary["repeats"] == 1 and set(summary["median"]) == {"0", "1"}
+        assert summary["median"]["0"] == rows[4]["median"]["0"]  # the in-process row, shared
+        assert "overhead_k1_total_cpu" in summary and summary["commit"] is not None
     assert all("loadavg_1m" in r for r in rows)
+    bench.main(["--batch", "2", "--workers", "1", "--backends", "thread", "--seconds", "0.05"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["bench"], r.get("backend")) for r in rows] == [
+        ("env", "thread"),
+        ("scaling", "thread"),
+    ]
 
 
 def test_warm_up_plays_until_two_hands_per_table(bench):

@@ -109,9 +109,8 @@ DRIVER = textwrap.dedent(
 )
 
 
-@pytest.fixture(scope="module")
-def fresh_venv(tmp_path_factory):
-    """A venv with numpy only (pip, the cached wheel of the numpy version in use)."""
+def _venv(tmp_path_factory, numpy_requirement: str):
+    """A venv with numpy only (pip; from the wheel cache when the version was fetched before)."""
     d = tmp_path_factory.mktemp("venv")
     subprocess.run([sys.executable, "-m", "venv", str(d)], check=True)
     py = d / "bin" / "python"
@@ -123,11 +122,65 @@ def fresh_venv(tmp_path_factory):
             "install",
             "--quiet",
             "--disable-pip-version-check",
-            f"numpy=={np.__version__}",
+            numpy_requirement,
         ],
         check=True,
     )
     return py
+
+
+@pytest.fixture(scope="module")
+def fresh_venv(tmp_path_factory):
+    """A venv with numpy only, the numpy version in use."""
+    return _venv(tmp_path_factory, f"numpy=={np.__version__}")
+
+
+NUMPY_1X = "numpy==1.26.4"
+"""The last numpy 1.x: its casting rules (value-based scalar promotion, NEP 50 not yet) are the
+ones of the numpy 1.19 a Python 3.6 Botzone machine has (no numpy 1.19 wheel exists for the
+Python this project runs on)."""
+
+
+@pytest.fixture(scope="module")
+def numpy1_venv(tmp_path_factory):
+    """A venv with numpy 1.x only (:data:`NUMPY_1X`)."""
+    return _venv(tmp_path_factory, NUMPY_1X)
+
+
+def _play_and_check(py, zpath, net, games: int, tmp_path) -> dict:
+    """Play ``games`` games in venv ``py`` with every seat the exported bot ``zpath``; check its
+    actions equal the torch policy's and its plain-Python engine the compiled engine's."""
+    dump = tmp_path / "decisions.npz"
+    res = subprocess.run(
+        [str(py), "-c", DRIVER, str(zpath), str(dump), str(games)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert res.returncode == 0, res.stderr
+    info = json.loads(res.stdout.strip().splitlines()[-1])
+    assert info["torch"] is False and info["modules"] == []
+    assert info["numba"] is True  # the zip's stand-in: the kernels ran as plain Python
+    assert info["games"] == games
+    assert info["decisions"] > 20 * games
+    assert info["startup_s"] < 5  # < 1 s on an idle core; see scripts/bench_botzone.py
+    data = np.load(dump)
+    with torch.no_grad():
+        logits, _ = net(torch.from_numpy(data["obs"]), torch.from_numpy(data["mask"]))
+    np.testing.assert_array_equal(logits.argmax(dim=1).numpy(), data["act"])
+    # the plain-Python kernels of the venv played exactly the compiled engine's games: same
+    # seeded walls, the same to_act and masks before every step, the same settlements
+    eng = MCREngine(games, BOTZONE_RULES)
+    eng.reset(seed=11)
+    np.testing.assert_array_equal(eng.state.wall, data["walls"])
+    for k in range(len(data["step_actions"])):
+        np.testing.assert_array_equal(eng.to_act, data["step_to_act"][k])
+        np.testing.assert_array_equal(np.packbits(eng.legal_mask, axis=2), data["step_mask"][k])
+        eng.step(data["step_actions"][k])
+    assert eng.terminated.all()
+    got = np.stack([r.settlement for r in eng.last_hand_result])
+    np.testing.assert_array_equal(got, data["settlement"])
+    return info
 
 
 def test_exported_zip_plays_in_a_fresh_venv_as_the_torch_policy(tmp_path, fresh_venv):
@@ -152,33 +205,18 @@ def test_exported_zip_plays_in_a_fresh_venv_as_the_torch_policy(tmp_path, fresh_
     assert out.stdout == "PASS\n"
     assert wall < 10  # generous: the machine is shared; the driver below measures the import
     # 100 games, every seat the exported bot, in the venv
-    dump = tmp_path / "decisions.npz"
-    res = subprocess.run(
-        [str(fresh_venv), "-c", DRIVER, str(zpath), str(dump), str(GAMES)],
+    _play_and_check(fresh_venv, zpath, net, GAMES, tmp_path)
+
+
+def test_exported_zip_plays_on_numpy_1x(tmp_path, numpy1_venv):
+    """The same check on numpy 1.x (a Botzone machine's numpy is 1.x), fewer games."""
+    out = subprocess.run(
+        [str(numpy1_venv), "-c", "import numpy; print(numpy.__version__)"],
         capture_output=True,
         text=True,
-        timeout=600,
+        check=True,
     )
-    assert res.returncode == 0, res.stderr
-    info = json.loads(res.stdout.strip().splitlines()[-1])
-    assert info["torch"] is False and info["modules"] == []
-    assert info["numba"] is True  # the zip's stand-in: the kernels ran as plain Python
-    assert info["games"] == GAMES
-    assert info["decisions"] > 20 * GAMES
-    assert info["startup_s"] < 5  # < 1 s on an idle core; see scripts/bench_botzone.py
-    data = np.load(dump)
-    with torch.no_grad():
-        logits, _ = net(torch.from_numpy(data["obs"]), torch.from_numpy(data["mask"]))
-    np.testing.assert_array_equal(logits.argmax(dim=1).numpy(), data["act"])
-    # the plain-Python kernels of the venv played exactly the compiled engine's games: same
-    # seeded walls, the same to_act and masks before every step, the same settlements
-    eng = MCREngine(GAMES, BOTZONE_RULES)
-    eng.reset(seed=11)
-    np.testing.assert_array_equal(eng.state.wall, data["walls"])
-    for k in range(len(data["step_actions"])):
-        np.testing.assert_array_equal(eng.to_act, data["step_to_act"][k])
-        np.testing.assert_array_equal(np.packbits(eng.legal_mask, axis=2), data["step_mask"][k])
-        eng.step(data["step_actions"][k])
-    assert eng.terminated.all()
-    got = np.stack([r.settlement for r in eng.last_hand_result])
-    np.testing.assert_array_equal(got, data["settlement"])
+    assert out.stdout.strip() == NUMPY_1X.split("==")[1]
+    net = _net(seed=3)
+    zpath = export_submission(net, tmp_path / "bot.zip")
+    _play_and_check(numpy1_venv, zpath, net, 16, tmp_path)

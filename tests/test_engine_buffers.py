@@ -23,6 +23,7 @@ from mcr_env.engine.kernels import (
     output_views,
     random_step_views,
     state_views,
+    wait_cache,
 )
 from mcr_env.engine.state import GameState
 
@@ -82,9 +83,12 @@ def test_output_views_shapes():
     for prev, nxt in zip(seq, seq[1:]):
         assert _ptr(prev) + prev.nbytes == _ptr(nxt)
     assert _ptr(live) + live.nbytes == _ptr(o8) + o8.nbytes  # the int8 buffer is exactly covered
-    for prev, nxt in zip((cand, ev, acts), (ev, acts, rng)):
+    # then the wait cache (unknown: -1), acts, the bit generator, the kernel's scratch and
+    # the 3 counters
+    waits = wait_cache(o32, o64)
+    assert waits.shape == (5, 4) and (waits == -1).all()
+    for prev, nxt in zip((cand, ev, waits, acts), (ev, waits, acts, rng)):
         assert _ptr(prev) + prev.nbytes == _ptr(nxt)
-    # then the kernel's scratch and the 3 counters
     assert _ptr(rng) + rng.nbytes + (SCRATCH64 + 3) * 8 == _ptr(o64) + o64.nbytes
 
 

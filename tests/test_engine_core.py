@@ -21,7 +21,7 @@ from mcr_env.engine import (
     table_points,
 )
 from mcr_env.engine.core import score_cache_info
-from mcr_env.engine.kernels import SUIT_TABLE, complete_rows, complete_with
+from mcr_env.engine.kernels import SUIT_TABLE, complete_rows, complete_with, waits_of
 from mcr_env.engine.walls import check_walls
 from mcr_env.scoring import Fan
 from mcr_env.scoring.shanten import complete_mask
@@ -272,6 +272,35 @@ def test_compiled_completeness_matches_complete_mask():
         np.testing.assert_array_equal(got, want)
         hits += int(want.sum())
     assert hits > 3000
+
+
+def test_waits_of_equals_testing_every_tile():
+    """The kernels' cached winning tiles (waits_of) equal complete_with of the hand and each
+    tile it does not hold four of: waiting hands of every form, random hands of 13 - 3m
+    tiles and hands of any size (seat views of unknown hands), every meld count."""
+    rng = np.random.default_rng(5)
+    c13, n13 = _waiting_hands(rng)
+    rows = [c.astype(np.int64) for c in c13]
+    melds = [int(m) for m in n13]
+    deck = np.repeat(np.arange(34), 4)
+    for i in range(6000):
+        m = int(rng.integers(0, 5))
+        n = 13 - 3 * m if i < 4000 else int(rng.integers(0, 15))
+        rows.append(np.bincount(deck[rng.choice(136, n, replace=False)], minlength=34))
+        melds.append(m)
+    rows.append(np.array([4, 4, 4, 1] + [0] * 30))  # four of a kind: no fifth tile
+    melds.append(0)
+    h = np.zeros(34, dtype=np.int64)
+    waiting = 0
+    for row, m in zip(rows, melds):
+        row = row.astype(np.int64)
+        want = 0
+        for x in range(34):
+            if row[x] < 4 and complete_with(row, x, m, SUIT_TABLE, h):
+                want |= 1 << x
+        assert waits_of(row, m, SUIT_TABLE, h) == want, (row.tolist(), m)
+        waiting += want != 0
+    assert waiting > 3000
 
 
 def test_match_rotation_and_winds():

@@ -104,6 +104,9 @@ def test_rollout_is_the_same_for_any_split(reference):
     # one sharded env over 3 worker processes (batched inference across the shards)
     with ShardedBatchEnv(B, num_workers=3, copy_obs=False, **KW) as env:
         assert_rollouts_equal(collect_rollout(net, env, 3, 8, block_rows=BLOCK), ref)
+    # the same shards as threads of this process
+    with ShardedBatchEnv(B, num_workers=3, copy_obs=False, backend="thread", **KW) as env:
+        assert_rollouts_equal(collect_rollout(net, env, 3, 8, block_rows=BLOCK), ref)
 
 
 def test_inference_copy_folds_batchnorm_and_keeps_the_function():
@@ -210,7 +213,7 @@ def test_bench_rollout_script_prints_rows(capsys):
     spec.loader.exec_module(mod)
     argv = ["--batch", "3", "--seconds", "0.05", "--channels", "8", "--blocks", "1"]
     enc = ["--encoder", "planes-v0+rule-v0"]  # the make-run default's (84 channels)
-    mod.main([*argv, *enc, "--backends", "inprocess", "sharded", "--workers", "2"])
+    mod.main([*argv, *enc, "--backends", "inprocess", "sharded", "threaded", "--workers", "2"])
     mod.main([*argv[:4], "--channels", "0", "--backends", "inprocess"])
     out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     proj = [r for r in out if r["bench"] == "rollout_projection"]
@@ -218,12 +221,14 @@ def test_bench_rollout_script_prints_rows(capsys):
     assert [(r["backend"], r["workers"]) for r in rows] == [
         ("inprocess", 0),
         ("sharded", 2),
+        ("threaded", 2),
         ("inprocess", 0),
     ]
     for r in rows:
         assert r["decisions"] >= r["policy_rows"] > 0 and r["decisions_per_s"] > 0
         assert r["commit"] is not None and r["torch"] and r["other_cpu_us_per_decision"] > 0
-    assert len(rows[1]["worker_cpu_seconds"]) == 2 and rows[2]["network"]["channels"] == 0
+    assert len(rows[1]["worker_cpu_seconds"]) == 2 and rows[3]["network"]["channels"] == 0
+    assert len(rows[2]["worker_cpu_seconds"]) == 2  # per shard, inside this process's CPU
     # 8 channels, 1 block, 84 input channels: stem 3-wide conv, two 3-wide convs, two 1x1
     # heads and the three linear layers, 2 FLOPs per multiply-add
     assert rows[1]["forward_flops_per_row"] == 2 * 34 * (

@@ -6,6 +6,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import signal
+import threading
 import time
 
 import numpy as np
@@ -15,6 +16,7 @@ from mcr_env.engine.config import RulesConfig
 from mcr_env.engine.records import GameRecorder, replay
 from mcr_env.envs.batch import MCRBatchEnv
 from mcr_env.envs.sharded import (
+    BACKENDS,
     ShardedBatchEnv,
     WorkerError,
     default_num_workers,
@@ -92,37 +94,60 @@ def test_shard_bounds_cover_the_batch():
 
 @pytest.mark.parametrize("b", [1, 7, 64])
 def test_identical_for_every_k_and_b(b):
-    """k = 1, 2, 3 workers give exactly the in-process env's trajectory (packed observations,
-    same-step autoreset), and table t's trajectory is the same for every B."""
+    """k = 1, 2, 3 workers, processes or threads, give exactly the in-process env's trajectory
+    (packed observations, same-step autoreset), and table t's trajectory is the same for
+    every B."""
     # the skipping claim rounds keep hands at about 100 steps, so STEPS covers re-deals (with
     # the default claim_round="all" a hand takes about 170; tests/test_two_worlds.py plays
     # that default through the sharded env)
     ref = trajectory(MCRBatchEnv(b, observe="packed", claim_round="options"))
     assert sum(int(s["terminated"].sum()) for s in ref[1:]) >= b  # hands ended and re-dealt
-    for k in (1, 2, 3):
-        with ShardedBatchEnv(b, observe="packed", num_workers=k, claim_round="options") as env:
-            assert env.num_workers == min(k, b)
-            assert_same(trajectory(env), ref)
+    for backend in BACKENDS:
+        for k in (1, 2, 3):
+            with ShardedBatchEnv(
+                b, observe="packed", num_workers=k, claim_round="options", backend=backend
+            ) as env:
+                assert env.num_workers == min(k, b) and env.backend == backend
+                assert_same(trajectory(env), ref)
+                if backend == "thread":  # the caller serves shard 0: k - 1 helpers
+                    assert len(env.worker_threads) == env.num_workers - 1
+                    assert env.worker_pids == []
+            assert not _shard_threads()
     # B-independence: the first table of every batch size plays the same game
     small = table_rows(trajectory(MCRBatchEnv(1, observe="packed", claim_round="options")), 1)
     assert_same(table_rows(ref, 1), small)
 
 
 @pytest.mark.parametrize(
-    "observe, autoreset", [("all", "next_step"), ("acting", "same_step"), ("none", "disabled")]
+    "observe, autoreset, backend, k",
+    [
+        ("all", "next_step", "process", 2),
+        ("acting", "same_step", "process", 2),
+        ("none", "disabled", "process", 2),
+        ("all", "same_step", "thread", 2),
+        ("acting", "next_step", "thread", 2),
+        ("packed", "same_step", "thread", 1),  # final_obs of one shard: a view
+    ],
 )
-def test_identical_other_modes_with_views(observe, autoreset):
+def test_identical_other_modes_with_views(observe, autoreset, backend, k):
     """Other observation/autoreset modes, with ``copy_obs=False`` (read-only views into the
-    shared memory, compared step by step in lockstep since the next step overwrites them)."""
+    shared buffers, compared step by step in lockstep since the next step overwrites them)."""
     kw = {"observe": observe, "autoreset_mode": autoreset}
     ref = MCRBatchEnv(5, **kw)
-    with ShardedBatchEnv(5, num_workers=2, copy_obs=False, **kw) as env:
+    with ShardedBatchEnv(5, num_workers=k, copy_obs=False, backend=backend, **kw) as env:
         a, b = ref.reset(seed=4), env.reset(seed=4)
         assert_same([{"obs": a[0]}], [{"obs": b[0]}])
-        for t in range(STEPS):
+        finals = views = 0
+        for t in range(2 * STEPS):  # every seat asked: ~170 steps a hand
             act = per_game_actions(a[0], t)
             a, b = ref.step(act), env.step(act)
             assert_same([dict(zip("otrui", a))], [dict(zip("otrui", b))])
+            if "final_obs" in b[4]:
+                finals += len(b[4]["final_obs"])
+                # the tables of one shard ended: a read-only view of its block, else a copy
+                views += not b[4]["final_obs"].flags.writeable
+        assert (finals > 0) == (autoreset == "same_step" and observe != "none")
+        assert views > 0 if (finals and k == 1) else True
         if observe != "none":
             with pytest.raises(ValueError, match="read-only"):
                 b[0]["observation"][...] = 1.0
@@ -131,14 +156,17 @@ def test_identical_other_modes_with_views(observe, autoreset):
         np.testing.assert_array_equal(env.observe(g, s), ref.observe(g, s))
 
 
-def test_match_mode_and_records_identical():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_match_mode_and_records_identical(backend):
     """16-hand matches (later hands seeded per table) and game records: the sharded records
     equal the in-process ones (global table index in origin.game) and replay."""
     cfg = RulesConfig(match="match")
     ref_env = MCRBatchEnv(3, config=cfg, observe="packed")
     ref_env.engine = GameRecorder(ref_env.engine)
     ref = trajectory(ref_env, steps=300)
-    with ShardedBatchEnv(3, config=cfg, observe="packed", num_workers=2, record=True) as env:
+    with ShardedBatchEnv(
+        3, config=cfg, observe="packed", num_workers=2, record=True, backend=backend
+    ) as env:
         got = trajectory(env, steps=300)
         assert_same(got, ref)
         recs = env.pop_records()
@@ -153,14 +181,15 @@ def test_match_mode_and_records_identical():
     assert recs == []  # no match finished yet
 
 
-def test_single_hand_records_identical_and_replay():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_single_hand_records_identical_and_replay(backend):
     ref_env = MCRBatchEnv(7, observe="none")
     ref_env.engine = GameRecorder(ref_env.engine)
     trajectory(ref_env, steps=2 * STEPS)  # every seat asked: ~170 steps a hand
     want = sorted(
         ref_env.engine.pop_finished(), key=lambda r: (r["origin"]["game"], r["origin"]["episode"])
     )
-    with ShardedBatchEnv(7, observe="none", num_workers=3, record=True) as env:
+    with ShardedBatchEnv(7, observe="none", num_workers=3, record=True, backend=backend) as env:
         trajectory(env, steps=2 * STEPS)
         got = sorted(env.pop_records(), key=lambda r: (r["origin"]["game"], r["origin"]["episode"]))
     assert len(want) >= 7
@@ -170,13 +199,14 @@ def test_single_hand_records_identical_and_replay():
     replay(last)
 
 
-def test_explicit_walls_and_errors():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_explicit_walls_and_errors(backend):
     from mcr_env.engine.walls import seeded_walls
 
     walls = seeded_walls("official", 5, np.arange(4), np.zeros(4), np.zeros(4))
     ref = MCRBatchEnv(4, observe="packed")
     o_ref, _ = ref.reset(walls=walls[::-1])
-    with ShardedBatchEnv(4, observe="packed", num_workers=2) as env:
+    with ShardedBatchEnv(4, observe="packed", num_workers=2, backend=backend) as env:
         with pytest.raises(RuntimeError, match="reset"):
             env.step(np.zeros((4, 4), dtype=np.int64))
         o, _ = env.reset(walls=walls[::-1])
@@ -213,7 +243,34 @@ def test_explicit_walls_and_errors():
         ShardedBatchEnv(4, num_workers=0)
     with pytest.raises(ValueError, match="observe"):
         ShardedBatchEnv(4, observe="bad")
+    with pytest.raises(ValueError, match="backend 'threads' not valid; valid: process, thread"):
+        ShardedBatchEnv(4, backend="threads")
     assert isinstance(make_batch_env(2, num_workers=0, copy_obs=False), MCRBatchEnv)
+    assert isinstance(make_batch_env(2, num_workers=0, backend="thread"), MCRBatchEnv)
+
+
+def test_out_of_range_actions_raise_the_engines_message():
+    """Action ids outside 0..234 of an acting seat (the parent's compiled check) give the
+    engine's ValueError text, and a non-acting seat's entry is ignored as in the engine."""
+    ref = MCRBatchEnv(3, observe="packed")
+    o_ref, _ = ref.reset(seed=8)
+    with ShardedBatchEnv(3, observe="packed", num_workers=2, backend="thread") as env:
+        o, _ = env.reset(seed=8)
+        g, s = int(o["games"][-1]), int(o["seats"][-1])
+        for a in (-1, 235, 10**6):
+            bad = per_game_actions(o, 0)
+            bad[g, s] = a
+            with pytest.raises(ValueError) as got:
+                env.step(bad)
+            with pytest.raises(ValueError) as want:
+                ref.step(bad)
+            assert str(got.value) == str(want.value) and f"illegal action {a} " in str(got.value)
+        idle = np.nonzero(~o["to_act"])
+        ok = per_game_actions(o, 0)
+        ok[idle] = -5  # ignored: those seats do not act
+        o2, *_ = env.step(ok)
+        o2_ref, *_ = ref.step(ok)
+        np.testing.assert_array_equal(o2["observation"], o2_ref["observation"])
 
 
 def _alive(pid: int) -> bool:
@@ -245,6 +302,68 @@ def test_killed_worker_raises_and_cleans_up():
     assert not [p for p in mp.active_children() if p.name.startswith("mcr-shard")]
     with pytest.raises(RuntimeError, match="closed"):
         env.step(per_game_actions(obs, 0))
+
+
+def _shard_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("mcr-shard")]
+
+
+def _fail_with(exc: BaseException):
+    def step(*args, **kwargs):
+        raise exc
+
+    return step
+
+
+@pytest.mark.parametrize(
+    "exc, match",
+    [
+        (
+            SystemExit("gone"),
+            r"worker 1 \(thread mcr-shard-1, tables 3\.\.5\) died during step"
+            r" \(SystemExit: gone\)",
+        ),
+        (RuntimeError("engine bug"), r"step failed in shard 1 \(tables 3\.\.5.*engine bug"),
+    ],
+)
+def test_thread_worker_that_ends_or_fails_raises_and_cleans_up(exc, match):
+    """Thread backend: a helper thread that ends (here: SystemExit inside its shard's step) or
+    whose shard raises gives WorkerError in the caller; every helper thread is stopped."""
+    env = ShardedBatchEnv(8, observe="packed", num_workers=3, backend="thread")
+    obs, _ = env.reset(seed=2)
+    threads = env.worker_threads
+    assert len(threads) == 2 and all(t.is_alive() for t in threads)
+    env._shard_envs[1].engine.step = _fail_with(exc)
+    with pytest.raises(WorkerError, match=match):
+        env.step(per_game_actions(obs, 0))
+    assert env.closed
+    assert not any(t.is_alive() for t in threads) and not _shard_threads()
+    with pytest.raises(RuntimeError, match="closed"):
+        env.step(per_game_actions(obs, 0))
+
+
+def test_interrupted_step_closes_the_env():
+    """Ctrl-C while the caller serves shard 0 leaves the shards out of step: the env closes
+    (helper threads stopped) and the KeyboardInterrupt propagates."""
+    env = ShardedBatchEnv(4, observe="packed", num_workers=2, backend="thread")
+    obs, _ = env.reset(seed=1)
+    env._shard_envs[0].engine.step = _fail_with(KeyboardInterrupt())
+    with pytest.raises(KeyboardInterrupt):
+        env.step(per_game_actions(obs, 0))
+    assert env.closed and not _shard_threads()
+
+
+def test_thread_backend_ends_its_threads_when_dropped():
+    import gc
+
+    env = ShardedBatchEnv(3, observe="packed", num_workers=3, backend="thread")
+    env.reset(seed=0)
+    threads = env.worker_threads
+    cpu = env.worker_cpu_seconds()
+    assert len(cpu) == 3 and all(c >= 0.0 for c in cpu)
+    del env
+    gc.collect()
+    assert not any(t.is_alive() for t in threads)
 
 
 def test_engine_first_game_deals_the_games_of_the_whole_batch():

@@ -4,6 +4,8 @@ The zip holds this file as ``__main__.py``, the weights as ``weights.npz`` and t
 mcr_env a bot needs (tiles, scoring, engine, encoding, botzone; no gymnasium, no torch), so
 ``python bot.zip`` runs the policy as a Botzone bot with numpy as its only dependency. It speaks
 JSON or simple I/O and stays alive between turns (keep-running) unless ``--once`` is given.
+Runs on Python 3.6+: the zip's sources are rewritten for 3.6 and, for 3.6, carry the
+dataclasses backport under ``_compat36/`` (``baselines/botzone_py36.py``).
 """
 
 import io
@@ -28,6 +30,9 @@ def main(argv=None) -> int:
     here = os.path.dirname(os.path.abspath(__file__))
     if here not in sys.path:
         sys.path.insert(0, here)
+    # Python 3.6 (Botzone's) has no dataclasses: the zip carries the backport
+    if sys.version_info < (3, 7):  # noqa: UP036 (the bot runs on 3.6, mcr-env does not)
+        sys.path.insert(1, os.path.join(here, "_compat36"))
     from mcr_env.botzone.bot import BotzoneBot, run_bot
     from mcr_env.botzone.numpy_policy import NumpyPolicyAgent
 

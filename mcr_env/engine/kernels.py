@@ -112,10 +112,10 @@ def _bits(tiles) -> np.uint64:
     return np.uint64(out)
 
 
-_KNITTED_BITS = np.array([_bits(row) for row in _KNITTED], dtype=np.uint64)
-_HONOR_BITS = _bits(range(27, 34))
-_SIMPLES_BITS = _bits([t for t in range(27) if t % 9 not in (0, 8)])
-_ORPHANS_BITS = _bits(_ORPHAN13)
+_KNITTED_BITS = np.array([_bits(row) for row in _KNITTED], dtype=np.int64)
+_HONOR_BITS = np.int64(_bits(range(27, 34)))
+_SIMPLES_BITS = np.int64(_bits([t for t in range(27) if t % 9 not in (0, 8)]))
+_ORPHANS_BITS = np.int64(_bits(_ORPHAN13))
 
 
 def _build_suit_table() -> np.ndarray:
@@ -185,6 +185,25 @@ def _regular(h, suit_table):
     return pairs == 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _count_bits(h):
+    """Bit masks over the 34 tiles of counts ``h (34,)``: ``(count >= 1, count >= 2, count odd,
+    count 4)``, int64."""
+    p1 = p2 = odd = full = np.int64(0)
+    for t in range(34):
+        c = h[t]
+        if c:
+            bit = np.int64(1) << t
+            p1 |= bit
+            if c >= 2:
+                p2 |= bit
+                if c >= 4:
+                    full |= bit
+            if c & 1:
+                odd |= bit
+    return p1, p2, odd, full
+
+
 @njit(cache=True, nogil=True)
 def is_complete(h, n_melds, suit_table):
     """Whether concealed counts ``h (34,) int64`` (14 - 3 * n_melds tiles, the winning tile
@@ -194,19 +213,7 @@ def is_complete(h, n_melds, suit_table):
         return True
     if n_melds > 1:
         return False
-    p1 = np.uint64(0)  # bit t: count >= 1
-    p2 = np.uint64(0)  # bit t: count >= 2
-    odd = np.uint64(0)  # bit t: count 1 or 3
-    one = np.uint64(1)
-    for t in range(34):
-        c = h[t]
-        if c:
-            bit = one << np.uint64(t)
-            p1 |= bit
-            if c >= 2:
-                p2 |= bit
-            if c & 1:
-                odd |= bit
+    p1, p2, odd, _ = _count_bits(h)
     if n_melds == 0:
         if odd == 0:  # Seven Pairs (a count of 4 is two pairs)
             return True
@@ -288,6 +295,124 @@ def complete_rows(counts, n_melds, suit_table, out):
         out[i] = is_complete(h, n_melds[i], suit_table)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _group_status(key, size, suit_table):
+    """One suit's counts (base-5 ``key``, ``size`` tiles) as a group of a regular hand: 0 sets
+    only, 1 sets and one pair, 2 neither."""
+    m = size % 3
+    if m == 0:
+        return 0 if suit_table[key] & 1 else 2
+    if m == 2:
+        return 1 if suit_table[key] & 2 else 2
+    return 2
+
+
+@njit(cache=True, nogil=True)
+def waits_of(row, n_melds, suit_table, h):
+    """Winning tiles of a waiting hand: bit x of the result is set when the counts ``row (34,)
+    int64`` plus one tile x complete the hand (:func:`complete_with` of ``row`` and x is True)
+    and ``row[x] < 4`` (docs/rules.md §2; shape only). ``row`` is not changed; ``h (34,) int64``
+    is scratch. Equal to testing the 34 tiles one by one, from one pass over the counts.
+
+    Regular form: the suits and the honor kinds are groups that must each split into sets
+    (and the one pair) with the added tile in one of them, so only the groups that do not
+    split as they are (at most one, else nothing completes) take tiles: at most 9 table
+    look-ups. Special forms (no melds; Knitted Straight with at most one): Seven Pairs, the
+    one odd count; Thirteen Orphans, the missing orphan or all 13; Honors and Knitted Tiles,
+    the arrangement's free tiles; a Knitted Straight (eight of an arrangement's nine tiles
+    held) tests the tiles one by one.
+    """
+    out = np.int64(0)
+    one = np.int64(1)
+    # the three suits: base-5 keys, sizes, status (0 sets, 1 with the pair, 2 broken)
+    k0 = k1 = k2 = np.int64(0)
+    z0 = z1 = z2 = np.int64(0)
+    for r in range(9):
+        p = _POW5[r]
+        c = row[r]
+        k0 += c * p
+        z0 += c
+        c = row[9 + r]
+        k1 += c * p
+        z1 += c
+        c = row[18 + r]
+        k2 += c * p
+        z2 += c
+    s0 = _group_status(k0, z0, suit_table)
+    s1 = _group_status(k1, z1, suit_table)
+    s2 = _group_status(k2, z2, suit_table)
+    nb = 0
+    pairs = 0
+    broken = -1  # 0..2 a suit, 27..33 an honor
+    for i in range(3):
+        st = s0 if i == 0 else s1 if i == 1 else s2
+        if st == 2:
+            nb += 1
+            broken = i
+        elif st == 1:
+            pairs += 1
+    for t in range(27, 34):
+        c = row[t]
+        if c == 1 or c >= 4:
+            nb += 1
+            broken = t
+        elif c == 2:
+            pairs += 1
+    if nb <= 1:
+        for i in range(3):
+            st = s0 if i == 0 else s1 if i == 1 else s2
+            if nb == 1 and broken != i:
+                continue
+            other = pairs - (1 if st == 1 else 0)
+            if other > 1:
+                continue
+            key = k0 if i == 0 else k1 if i == 1 else k2
+            size = (z0 if i == 0 else z1 if i == 1 else z2) + 1
+            m = size % 3
+            if m == 1:
+                continue
+            for r in range(9):
+                x = 9 * i + r
+                if row[x] >= 4:
+                    continue
+                bits = suit_table[key + _POW5[r]]
+                if (m == 0 and other == 1 and bits & 1) or (m == 2 and other == 0 and bits & 2):
+                    out |= one << x
+        for t in range(27, 34):
+            if nb == 1 and broken != t:
+                continue
+            c = row[t]
+            other = pairs - (1 if c == 2 else 0)
+            if (c == 1 and other == 0) or (c == 2 and other == 1):
+                out |= one << t
+    if n_melds > 1:
+        return out
+    p1, p2, odd, full = _count_bits(row)
+    if n_melds == 0:
+        if odd != 0 and odd & (odd - 1) == 0:
+            out |= odd  # Seven Pairs: the one odd count
+        if p1 & _SIMPLES_BITS == 0:
+            missing = _ORPHANS_BITS & ~p1  # Thirteen Orphans
+            if missing == 0:
+                out |= _ORPHANS_BITS
+            elif missing & (missing - 1) == 0:
+                out |= missing
+        if p2 == 0:
+            for a in range(6):
+                allowed = _KNITTED_BITS[a] | _HONOR_BITS  # Honors and Knitted Tiles
+                if p1 & ~allowed == 0:
+                    out |= allowed & ~p1
+    for a in range(6):
+        missing = _KNITTED_BITS[a] & ~p1  # Knitted Straight: 8 of the 9 held at least
+        if missing & (missing - 1) == 0:
+            for x in range(34):
+                if row[x] < 4 and (out >> x) & 1 == 0:
+                    if complete_with(row, x, n_melds, suit_table, h):
+                        out |= one << x
+            break
+    return out & ~full
+
+
 # ----------------------------------------------------------------------------- walls and draws
 
 
@@ -322,6 +447,7 @@ def _draw(g, s, back, after, botzone, D):
         wall,
         wall_front,
         wall_back,
+        waits,
     ) = D
     seg = s if botzone else 0
     if botzone:
@@ -347,6 +473,8 @@ def _draw(g, s, back, after, botzone, D):
             return False
         wall_back[g, seg] -= 1
         tile = wall[g, wall_back[g, seg]]
+    if drawn_tile[g, s] >= 0:
+        waits[g, s] = -1  # (the cache is of the hand without its drawn tile)
     hand[g, s, tile] += 1
     drawn_tile[g, s] = tile
     phase[g] = _P_ACT
@@ -522,7 +650,7 @@ OUT8 = 4 + 4 * NUM_ACTIONS + 1 + 4 + 1 + 4 + 1 + 1
 terminated, live (:func:`random_step_views`)."""
 
 
-SCRATCH64 = 50
+SCRATCH64 = 84
 """int64 scratch elements of :func:`step_kernel` in the output buffer ``o64``."""
 
 RNG64 = 2
@@ -531,16 +659,50 @@ RNG64 = 2
 
 
 def output_buffers(b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Zeroed output buffers of an engine of ``b`` games: ``o8 (b * OUT8,) int8``,
-    ``o32 (8b,) int32`` (rewards, player_rewards), ``o64 (24b + RNG64 + SCRATCH64 + 3,)
-    int64`` (cand (4b, 4), ev (b, 4), acts (b, 4), the two bit generator pointers, the
-    kernel's scratch, then the three ``hu_stats`` counters); :func:`output_views` and
+    """Output buffers of an engine of ``b`` games: ``o8 (b * OUT8,) int8``, ``o32 (8b,)
+    int32`` (rewards, player_rewards), ``o64 (28b + RNG64 + SCRATCH64 + 3,) int64`` (cand
+    (4b, 4), ev (b, 4), the wait cache (b, 4) (:func:`wait_cache`, all -1: unknown), acts
+    (b, 4), the two bit generator pointers, the kernel's scratch, then the three
+    ``hu_stats`` counters); zeroed but the wait cache; :func:`output_views` and
     :func:`random_step_views` split them."""
-    return (
-        np.zeros(b * OUT8, dtype=np.int8),
-        np.zeros(8 * b, dtype=np.int32),
-        np.zeros(24 * b + RNG64 + SCRATCH64 + 3, dtype=np.int64),
-    )
+    o64 = np.zeros(28 * b + RNG64 + SCRATCH64 + 3, dtype=np.int64)
+    o64[20 * b : 24 * b] = -1
+    return (np.zeros(b * OUT8, dtype=np.int8), np.zeros(8 * b, dtype=np.int32), o64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def wait_cache(o32, o64):
+    """``(B, 4) int64`` view of ``o64``: per seat the :func:`waits_of` bits of its concealed
+    hand without its drawn tile (``drawn_tile`` -1: the whole hand), or -1 when not known.
+    The kernels keep it: a seat's entry is cleared when its hand or melds change otherwise
+    than by drawing a tile and discarding that same tile, and computed again when a claim
+    round or its own draw needs it; code that writes hands from outside the kernels must
+    clear it (:func:`clear_wait_cache`)."""
+    b = o32.shape[0] // 8
+    return o64[b * 20 : b * 24].reshape((b, 4))
+
+
+def clear_wait_cache(o32: np.ndarray, o64: np.ndarray) -> None:
+    """Forget every seat's cached winning tiles (:func:`wait_cache`), e.g. after a state is
+    loaded from outside."""
+    b = o32.shape[0] // 8
+    o64[b * 20 : b * 24] = -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _seat_waits(g, s, hand, drawn_tile, n_melds, waits, suit_table, row, h):
+    """:func:`wait_cache` entry of seat ``s`` of game ``g``, computed (:func:`waits_of` of the
+    hand without its drawn tile; ``row``, ``h`` (34,) int64 scratch) when unknown."""
+    w = waits[g, s]
+    if w < 0:
+        for x in range(34):
+            row[x] = hand[g, s, x]
+        dt = drawn_tile[g, s]
+        if dt >= 0:
+            row[dt] -= 1
+        w = waits_of(row, n_melds[g, s], suit_table, h)
+        waits[g, s] = w
+    return w
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -573,8 +735,8 @@ def random_step_views(o8, o32, o64):
     b8 = o8.view(np.bool_)
     terminated = _carve(b8, b * 954, (b,))
     live = _carve(b8, b * 955, (b,))
-    acts = _carve(o64, b * 20, (b, 4))
-    rng = _carve(o64, b * 24, (RNG64,))
+    acts = _carve(o64, b * 24, (b, 4))
+    rng = _carve(o64, b * 28, (RNG64,))
     return terminated, live, acts, rng
 
 
@@ -719,6 +881,8 @@ def step_kernel(
     kd = o64[base : base + 4]
     comp = o64[base + 4 : base + 8]
     h = o64[base + 8 : base + 42]
+    row = o64[base + 50 : base + 84]
+    waits = wait_cache(o32, o64)
     D = (
         flower_count,
         flowers,
@@ -733,6 +897,7 @@ def step_kernel(
         wall,
         wall_front,
         wall_back,
+        waits,
     )  # what _draw changes
     M = (meld_kind, meld_tile, meld_from, meld_claimed, n_melds)  # what _add_meld changes
     # what the 8-point bound reads, with two scratch rows
@@ -802,6 +967,8 @@ def step_kernel(
                         visible_count[g, t] += 1
                         tile_in_play[g] = t
                         played_by[g] = c
+                        if drawn_tile[g, c] != t:
+                            waits[g, c] = -1  # (discarding the drawn tile keeps the waits)
                         drawn_tile[g, c] = -1
                         after_kong[g] = False
                         phase[g] = _P_CLAIM
@@ -810,6 +977,7 @@ def step_kernel(
                         n_ev = _event(ev, n_ev, g, _E_SELF, c, -1)
                     elif kind == _A_ANGANG:
                         hand[g, c, t] -= 4
+                        waits[g, c] = -1
                         slot = _add_meld(g, c, _M_ANGANG, -1, -1, -1, M)
                         angang_tile[g, c, slot] = t
                         drawn_tile[g, c] = -1
@@ -819,6 +987,7 @@ def step_kernel(
                             n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
                     elif kind == _A_BUGANG:
                         hand[g, c, t] -= 1
+                        waits[g, c] = -1
                         for j in range(4):
                             if meld_kind[g, c, j] == _M_PENG and meld_tile[g, c, j] == t:
                                 meld_kind[g, c, j] = _M_GANG
@@ -861,6 +1030,7 @@ def step_kernel(
                         discard_claimed[g, d, n_discards[g, d] - 1] = True
                         if kd[k] == _A_GANG:
                             hand[g, s, t] -= 3
+                            waits[g, s] = -1
                             visible_count[g, t] += 3
                             _add_meld(g, s, _M_GANG, t, d, t, M)
                             if _draw(g, s, True, True, botzone, D):
@@ -869,6 +1039,7 @@ def step_kernel(
                                 n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
                         else:
                             hand[g, s, t] -= 2
+                            waits[g, s] = -1
                             visible_count[g, t] += 2
                             _add_meld(g, s, _M_PENG, t, d, t, M)
                             _claimer_discards(g, s, D)
@@ -881,6 +1052,7 @@ def step_kernel(
                     s = (d + 1) % 4
                     mid = _TILE[acts[g, s]]
                     discard_claimed[g, d, n_discards[g, d] - 1] = True
+                    waits[g, s] = -1
                     for off in range(-1, 2):
                         tile = mid + off
                         if tile != t:
@@ -907,7 +1079,11 @@ def step_kernel(
                 waiting = False
                 for k in range(1, 4):
                     s = (d + k) % 4
-                    comp[k] = complete_with(hand[g, s], t, n_melds[g, s], suit_table, h)
+                    if drawn_tile[g, s] < 0:  # the usual case: winning tiles from the cache
+                        w = _seat_waits(g, s, hand, drawn_tile, n_melds, waits, suit_table, row, h)
+                        comp[k] = (w >> t) & 1
+                    else:
+                        comp[k] = complete_with(hand[g, s], t, n_melds[g, s], suit_table, h)
                     if comp[k] and hu_state[g, s] == 0:
                         for x in range(34):
                             h[x] = hand[g, s, x]
@@ -979,7 +1155,13 @@ def step_kernel(
                 act = ph == _P_ACT
                 hu_ok = False
                 if act:
-                    if complete_with(hand[g, c], -1, n_melds[g, c], suit_table, h):
+                    dt = drawn_tile[g, c]
+                    if dt >= 0:  # the drawn tile among the winning tiles of the rest
+                        w = _seat_waits(g, c, hand, drawn_tile, n_melds, waits, suit_table, row, h)
+                        cp = (w >> dt) & 1 != 0
+                    else:
+                        cp = complete_with(hand[g, c], -1, n_melds[g, c], suit_table, h)
+                    if cp:
                         if hu_state[g, c] == 0:
                             for x in range(34):
                                 h[x] = hand[g, c, x]
@@ -1133,6 +1315,7 @@ def deal_kernel(
     ) = state_views(s8, s16, s32)
     need = output_views(o8, o32, o64)[4]
     ev = output_views(o8, o32, o64)[9]
+    waits = wait_cache(o32, o64)
     D = (
         flower_count,
         flowers,
@@ -1147,6 +1330,7 @@ def deal_kernel(
         wall,
         wall_front,
         wall_back,
+        waits,
     )  # what _draw changes
     n_ev = 0
     length = walls.shape[1]
@@ -1179,6 +1363,7 @@ def deal_kernel(
         win_from[g] = -1
         end_reason[g] = 0
         hand[g] = 0
+        waits[g] = -1
         drawn_tile[g] = -1
         angang_tile[g] = -1
         wall[g] = -1

@@ -61,7 +61,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterable
+import typing
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -498,9 +499,11 @@ def read_records(path: str | Path) -> list[dict]:
 
 
 # ---------------------------------------------------------------------------------- replay
-StepCallback = Callable[[MCREngine, int, list], None]
+StepCallback = typing.Callable[[MCREngine, int, list], None]
 """``on_step(engine, step, decisions)``: called once after ``reset`` with ``step = -1`` and no
-decisions, then after every engine step with that step's decision rows."""
+decisions, then after every engine step with that step's decision rows. (``typing.Callable``:
+unlike ``collections.abc.Callable`` it is subscriptable on Python 3.6, where an exported Botzone
+bot imports this module.)"""
 
 
 def _diff(path: str, got, want) -> str | None:

@@ -229,10 +229,7 @@ class MCRBatchEnv:
         if self.autoreset_mode == "same_step" and terminated.any():
             rows = np.nonzero(terminated)[0]
             if self.observe_mode != "none":
-                g = np.repeat(rows, 4)
-                s = np.tile(np.arange(4), len(rows))
-                final = encode_pairs(self.encoder, eng.state, g, s)
-                info["final_obs"] = final.reshape(len(rows), 4, *self.encoder.shape)
+                info["final_obs"] = self._final_obs(rows)
             info["final_rows"] = rows
             self._reset_rows(terminated)
         elif self.autoreset_mode == "next_step":
@@ -241,6 +238,14 @@ class MCRBatchEnv:
                 terminated[pending] = False
             self._pending = terminated.copy()
         return self._obs(), rewards, terminated, np.zeros_like(terminated), info
+
+    def _final_obs(self, rows: np.ndarray) -> np.ndarray:
+        """``(n, 4, C, 34) float32``: the observations of every seat of tables ``rows (n,)``
+        now (same-step autoreset: the last observation of their finished hands)."""
+        g = np.repeat(rows, 4)
+        s = np.tile(np.arange(4), len(rows))
+        final = encode_pairs(self.encoder, self.engine.state, g, s)
+        return final.reshape(len(rows), 4, *self.encoder.shape)
 
     def _reset_rows(self, rows: np.ndarray) -> None:
         self.engine.reset(games=rows)

@@ -3,16 +3,28 @@
 :class:`ShardedBatchEnv` has the API of :class:`mcr_env.envs.batch.MCRBatchEnv` (same
 arguments, same ``reset``/``step`` results, same autoreset and observation modes) but runs its
 B tables as k contiguous shards (tables ``lo..hi-1``), each an ``MCRBatchEnv`` in its own worker
-process. It contains no rules.
+process (``backend="process"``, the default) or its own thread of this process
+(``backend="thread"``). It contains no rules.
+
+* **Backends.** ``"process"``: k spawned worker processes over shared memory, one pipe
+  message per worker and step; for many-core machines (each worker its own interpreter, no
+  shared GIL). ``"thread"``: the k shard envs live in this process over one buffer; inside
+  ``step`` the calling thread serves shard 0 itself while k - 1 helper threads serve the
+  others (commands and answers through ``queue.SimpleQueue``: blocking waits, no spinning).
+  The engine's step and deal kernels and the encoders are numba ``nogil`` kernels, so the
+  shards run in parallel except for their Python glue; there is no third process, no IPC and
+  no wake-up at k = 1, which makes it the cheaper backend on a few cores. Both backends run
+  the same shard code and give identical results.
 
 * **Shared memory.** Actions, observations, masks, ``to_act``, rewards, settlements and the
   other per-step outputs live in one ``multiprocessing.shared_memory`` block; each worker reads
   its actions from it and writes its outputs into it, so nothing is pickled per step except a
   few-byte command and reply per worker. With ``observe="packed"`` the workers encode the
   acting seats straight into one contiguous ``(N, C, 34)`` block in ``np.nonzero(to_act)``
-  order (worker i at the offset = acting seats of shards 0..i-1; with several workers each
-  step reports its count first and then every shard encodes at once, so no shard's encoding
-  waits for another's).
+  order (worker i at the offset = acting seats of shards 0..i-1; with several worker
+  processes each step reports its count first and then every shard encodes at once; shard
+  threads publish their counts to each other and encode within the step, one round per step).
+  The thread backend uses one in-process buffer of the same layout.
 * **Identical results for every k and B.** Shard i's engine is built with
   ``first_game = lo`` (seeded walls derive from the global table index), so the same seed
   deals the same games whatever the sharding, and the engine's games never interact: every
@@ -22,26 +34,32 @@ process. It contains no rules.
   and threads in the parent); they ignore SIGINT (the parent stops them) and exit when the
   parent's end of their pipe closes, so a killed parent leaves no worker behind.
 * **Failures.** A worker that dies raises :class:`WorkerError` in the parent naming the
-  worker, its pid, tables and exit code; every other worker is stopped and the shared memory is
-  freed (the env is closed). An illegal action is caught in the parent before any shard steps
-  (same ``ValueError`` text as the engine's, with the global table index), so no table changes.
+  worker, its pid (or thread), tables and exit code (or why the thread ended); every other
+  worker is stopped and the shared memory is freed (the env is closed); so does an exception
+  inside a shard, and a ``step`` interrupted (Ctrl-C) while the shards run closes the env. An
+  illegal action is caught in the parent before any shard steps (same ``ValueError`` text as
+  the engine's, with the global table index), so no table changes.
 
 Use it as a context manager or call :meth:`ShardedBatchEnv.close` (also run at garbage
 collection and interpreter exit). ``num_workers`` defaults to the CPUs this process may run on
 (:func:`default_num_workers`), at most B.
 
-With ``copy_obs=False`` the ``observation`` and ``action_mask`` arrays returned are read-only
-views into the shared memory, valid until the next ``step``/``reset`` (no copy in the parent:
-the fast path of the rollout loops, which gather the rows they keep anyway); the default
-``copy_obs=True`` returns fresh arrays like ``MCRBatchEnv``.
+With ``copy_obs=False`` the ``observation`` and ``action_mask`` arrays returned (and
+``info["final_obs"]`` when one shard's tables ended) are read-only views into the shared
+buffers, valid until the next ``step``/``reset`` (no copy in the parent: the fast path of the
+rollout loops, which gather the rows they keep anyway); the default ``copy_obs=True`` returns
+fresh arrays like ``MCRBatchEnv``.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import multiprocessing as mp
 import os
+import queue
 import signal
+import threading
 import time
 import traceback
 import weakref
@@ -49,6 +67,7 @@ from multiprocessing.shared_memory import SharedMemory
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from mcr_env.encoding import get_encoder
 from mcr_env.engine.actions import NUM_ACTIONS
@@ -58,7 +77,10 @@ from mcr_env.engine.walls import check_walls
 from mcr_env.envs.batch import MASK_DTYPE, MCRBatchEnv, check_modes, table_config
 from mcr_env.rewards import RewardFunction, make_reward
 
-__all__ = ["ShardedBatchEnv", "WorkerError", "default_num_workers", "make_batch_env"]
+__all__ = ["BACKENDS", "ShardedBatchEnv", "WorkerError", "default_num_workers", "make_batch_env"]
+
+BACKENDS = ("process", "thread")
+"""Where :class:`ShardedBatchEnv` runs its shards: worker processes or threads of this one."""
 
 _T = 34  # tile kinds (the last axis of every observation)
 
@@ -165,14 +187,66 @@ class _ShardEnv(MCRBatchEnv):
             self.acting = np.nonzero(eng.to_act)
         return {}
 
+    def _encode_into(self, g: np.ndarray, s: np.ndarray, out: np.ndarray) -> None:
+        """Observations of the pairs ``g, s`` (built here, valid) into ``out (n, C, 34)``:
+        the encoder's unchecked ``encode_rows`` when it has one, else ``encode(out=...)``."""
+        rows = getattr(self.encoder, "encode_rows", None)
+        if rows is None:
+            self.encoder.encode(self.engine.state, g, s, out=out)
+        else:
+            rows(self.engine.state, g, s, out)
+
+    def _final_obs(self, rows: np.ndarray) -> np.ndarray:
+        """As :meth:`MCRBatchEnv._final_obs`, encoded straight into this shard's rows
+        ``4 lo ..`` of the shared ``final_obs`` block (returned as a view of it)."""
+        n, c = len(rows), self.encoder.num_channels
+        block = self.v["final_obs"][4 * self.lo : 4 * (self.lo + n)]
+        self._encode_into(np.repeat(rows, 4), np.tile(np.arange(4), n), block)
+        return block.reshape(n, 4, c, _T)
+
     def encode_packed(self, offset: int) -> None:
         """Encode the acting seats into rows ``offset..offset+N-1`` of the packed block."""
         g, s = self.acting
         n = len(g)
         v = self.v
-        self.encoder.encode(self.engine.state, g, s, out=v["observation"][offset : offset + n])
+        self._encode_into(g, s, v["observation"][offset : offset + n])
         v["games"][offset : offset + n] = g + self.lo
         v["seats"][offset : offset + n] = s
+
+
+@njit(cache=True, nogil=True)
+def _first_illegal(mask, to_act, actions):
+    """Flat index ``4 * game + seat`` of the first acting seat of ``to_act (B, 4) bool`` whose
+    action in ``actions (B, 4) int64`` is outside ``0..A-1`` or not set in ``mask (B, 4, A)
+    int8``; -1 if every acting seat's action is legal."""
+    for b in range(to_act.shape[0]):
+        for s in range(4):
+            if to_act[b, s]:
+                a = actions[b, s]
+                if a < 0 or a >= mask.shape[2] or mask[b, s, a] == 0:
+                    return 4 * b + s
+    return -1
+
+
+def _make_shard(
+    lo: int, hi: int, first_game: int, views: dict, observe: str, kwargs: dict, record: bool
+) -> _ShardEnv:
+    """The shard env of tables ``lo..hi-1`` writing into ``views`` (wrapped in a
+    :class:`~mcr_env.engine.records.GameRecorder` with ``record``)."""
+    env = _ShardEnv(lo, hi, first_game, views, observe, **kwargs)
+    if record:
+        from mcr_env.engine.records import GameRecorder
+
+        env.engine = GameRecorder(env.engine)
+    return env
+
+
+def _answer(env: _ShardEnv, views: dict, cmd: str, arg: Any) -> tuple[str, Any]:
+    """``("ok", reply)`` of one command, or ``("error", (type name, message, traceback))``."""
+    try:
+        return "ok", _serve(env, views, cmd, arg)
+    except Exception as e:  # reported to the parent, which re-raises it
+        return "error", (type(e).__name__, str(e), traceback.format_exc())
 
 
 def _worker_main(
@@ -192,11 +266,7 @@ def _worker_main(
     shm = SharedMemory(name=shm_name)
     try:
         views = _views(shm.buf, layout)
-        env = _ShardEnv(lo, hi, first_game, views, observe, **kwargs)
-        if record:
-            from mcr_env.engine.records import GameRecorder
-
-            env.engine = GameRecorder(env.engine)
+        env = _make_shard(lo, hi, first_game, views, observe, kwargs, record)
         conn.send(("ok", None))
         while True:
             try:
@@ -206,44 +276,109 @@ def _worker_main(
             if cmd == "close":
                 conn.send(("ok", None))
                 return
-            try:
-                conn.send(("ok", _serve(env, views, cmd, arg)))
-            except Exception as e:  # reported to the parent, which re-raises it
-                conn.send(("error", (type(e).__name__, str(e), traceback.format_exc())))
+            if cmd == "cpu":
+                conn.send(("ok", time.process_time()))
+                continue
+            conn.send(_answer(env, views, cmd, arg))
     finally:
         del views
         shm.close()
 
 
+class _ShardThread:
+    """A helper thread of the thread backend serving one shard: commands arrive on
+    ``self.commands``, answers leave on ``self.replies`` (both ``queue.SimpleQueue``; the
+    waits block without spinning and release the GIL). ``self.cpu``: CPU seconds
+    (``time.thread_time``) spent serving commands. If the thread ends for any reason other
+    than ``close`` it posts ``("dead", text)`` first, so the caller never waits for nothing."""
+
+    def __init__(self, index: int, env: _ShardEnv, views: dict):
+        self.index = index
+        self.commands: queue.SimpleQueue = queue.SimpleQueue()
+        self.replies: queue.SimpleQueue = queue.SimpleQueue()
+        self.cpu = 0.0
+        self.thread = threading.Thread(
+            target=self._main, args=(env, views), name=f"mcr-shard-{index}", daemon=True
+        )
+        self.thread.start()
+
+    def _main(self, env: _ShardEnv, views: dict) -> None:
+        try:
+            while True:
+                cmd, arg = self.commands.get()
+                if cmd == "close":
+                    self.replies.put(("ok", None))
+                    return
+                if cmd == "cpu":
+                    self.replies.put(("ok", self.cpu))
+                    continue
+                t0 = time.thread_time()
+                reply = _answer(env, views, cmd, arg)
+                self.cpu += time.thread_time() - t0
+                self.replies.put(reply)
+        except BaseException as e:  # noqa: BLE001 - the thread ends: say why, then end
+            self.replies.put(("dead", f"{type(e).__name__}: {e}"))
+
+
+def _stop_threads(threads: list[_ShardThread]) -> None:
+    """Ask every helper thread to end and join it (a thread busy with a command ends after
+    it)."""
+    for t in threads:
+        t.commands.put(("close", None))
+    for t in threads:
+        t.thread.join(timeout=10.0)
+
+
+class _OffsetSlot:
+    """Thread backend, packed observations: shard ``i``'s place in one step's packed block.
+    :meth:`offset` publishes the shard's acting count and waits (blocking, no spinning) for
+    the counts of shards ``0..i-1``, so every shard encodes within its step command (one
+    round per step; shard 0, served first by the caller, never waits, so nothing can wait in
+    a circle). Used as a context manager around the step: a failing step still publishes
+    (count 0) and nobody waits for it forever."""
+
+    def __init__(self, offsets: _PackedOffsets, index: int):
+        self.offsets, self.index = offsets, index
+
+    def offset(self, count: int) -> int:
+        o = self.offsets
+        o.counts[self.index] = count
+        o.ready[self.index].set()
+        for j in range(self.index):
+            o.ready[j].wait()
+        return int(sum(o.counts[: self.index]))
+
+    def __enter__(self) -> _OffsetSlot:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.offsets.ready[self.index].set()
+
+
+class _PackedOffsets:
+    """The acting counts of one step's shards (thread backend), see :class:`_OffsetSlot`."""
+
+    def __init__(self, k: int):
+        self.counts = [0] * k
+        self.ready = [threading.Event() for _ in range(k)]
+        self.slots = [_OffsetSlot(self, i) for i in range(k)]
+
+    def clear(self) -> None:
+        """Before a step's commands are sent (every shard is idle then)."""
+        for e in self.ready:
+            e.clear()
+
+
 def _serve(env: _ShardEnv, views: dict, cmd: str, arg: Any) -> Any:
     """Run one command on the shard; returns the (small) reply payload."""
-    v, lo = env.v, env.lo
     if cmd in ("reset", "step"):
-        offset = arg.pop("offset")  # packed: encode now at this row (shard 0), else later
-        if cmd == "reset":
-            env.reset(**arg)
-            info: dict = {}
-            terminated = env.engine.terminated
-            rewards = np.zeros((env.num_tables, 4), np.float32)
-            v["settlement"][...] = 0
-            v["hand_over"][...] = False
-        else:
-            actions = views["actions"][lo : env.hi]
-            _, rewards, terminated, _, info = env.step(actions)
-            np.copyto(v["settlement"], info["settlement"])
-            np.copyto(v["hand_over"], info["hand_over"])
-        np.copyto(v["rewards"], rewards)
-        np.copyto(v["terminated"], terminated)
-        reply = {"n_acting": int(len(env.acting[0]))}
-        if "final_rows" in info:
-            rows = info["final_rows"]
-            reply["final_rows"] = rows + lo
-            if "final_obs" in info:
-                fo = info["final_obs"]
-                v["final_obs"][4 * lo : 4 * lo + 4 * len(rows)] = fo.reshape(-1, *fo.shape[2:])
-        if env.observe_mode == "packed" and offset is not None:
-            env.encode_packed(offset)
-        return reply
+        # packed: encode now at this row (one process worker: 0), at the row an _OffsetSlot
+        # gives (thread backend), or later with an "encode" command (None)
+        offset = arg.pop("offset")
+        if isinstance(offset, _OffsetSlot):
+            with offset:
+                return _serve_step(env, views, cmd, arg, offset)
+        return _serve_step(env, views, cmd, arg, offset)
     if cmd == "encode":
         env.encode_packed(arg)
         return None
@@ -256,11 +391,37 @@ def _serve(env: _ShardEnv, views: dict, cmd: str, arg: Any) -> Any:
         return env.engine.state
     if cmd == "hand_results":
         return list(env.engine.last_hand_result)
-    if cmd == "cpu":
-        return time.process_time()
     if cmd == "records":
         return env.engine.pop_finished() if hasattr(env.engine, "pop_finished") else []
     raise ValueError(f"unknown worker command {cmd!r}")
+
+
+def _serve_step(env: _ShardEnv, views: dict, cmd: str, arg: dict, offset: Any) -> dict:
+    """``reset``/``step`` of one shard: outputs into the shared buffers; the reply holds the
+    acting count (and the finished rows with same-step autoreset)."""
+    v, lo = env.v, env.lo
+    if cmd == "reset":
+        env.reset(**arg)
+        info: dict = {}
+        terminated = env.engine.terminated
+        rewards = np.zeros((env.num_tables, 4), np.float32)
+        v["settlement"][...] = 0
+        v["hand_over"][...] = False
+    else:
+        actions = views["actions"][lo : env.hi]
+        _, rewards, terminated, _, info = env.step(actions)
+        np.copyto(v["settlement"], info["settlement"])
+        np.copyto(v["hand_over"], info["hand_over"])
+    np.copyto(v["rewards"], rewards)
+    np.copyto(v["terminated"], terminated)
+    reply = {"n_acting": int(len(env.acting[0]))}
+    if "final_rows" in info:  # their observations are in the final_obs block already
+        reply["final_rows"] = info["final_rows"] + lo
+    if env.observe_mode == "packed" and offset is not None:
+        if isinstance(offset, _OffsetSlot):
+            offset = offset.offset(reply["n_acting"])
+        env.encode_packed(offset)
+    return reply
 
 
 def _shutdown(procs: list, conns: list, shm: SharedMemory | None) -> None:
@@ -316,9 +477,9 @@ class ShardedBatchEnv:
             default, "options" leaks hidden hands through ``to_act``, docs/rules.md §10).
         num_workers: k worker processes (default :func:`default_num_workers`); at most B are
             started (``self.num_workers`` is the number used).
-        copy_obs: return fresh ``observation``/``action_mask`` arrays (default) or read-only
-            views into the shared memory, valid until the next ``step``/``reset`` (module
-            docstring).
+        copy_obs: return fresh ``observation``/``action_mask``/``final_obs`` arrays
+            (default) or read-only views into the shared buffers, valid until the next
+            ``step``/``reset`` (module docstring).
         record: wrap each shard's engine in :class:`mcr_env.engine.records.GameRecorder`;
             finished games' records are fetched with :meth:`pop_records`.
         start_method: multiprocessing start method (``"spawn"`` default, ``"forkserver"``,
@@ -326,6 +487,12 @@ class ShardedBatchEnv:
         first_game: global index of table 0 when these B tables are themselves part of a
             larger batch (e.g. one Ray actor's share): shard i's engine gets
             ``first_game + lo``; ``games`` in packed observations stay local (0..B-1).
+        backend: ``"process"`` (default: k worker processes, shared memory; for many cores)
+            or ``"thread"`` (the k shards in this process: the calling thread runs shard 0
+            inside ``step`` and k - 1 helper threads the others, in parallel because the
+            engine's and the encoders' numba kernels release the GIL; no IPC and no extra
+            process, so on a few cores it costs less; ``start_method`` is ignored). Both give
+            identical results.
 
     ``reset``/``step`` return exactly what ``MCRBatchEnv`` returns for the same arguments
     (``obs`` dict with ``observation``, ``action_mask (B, 4, 235) int8`` (1 = legal,
@@ -355,11 +522,16 @@ class ShardedBatchEnv:
         record: bool = False,
         start_method: str = "spawn",
         first_game: int = 0,
+        backend: str = "process",
     ):
         self._procs: list = []
         self._conns: list = []
         self._shm: SharedMemory | None = None
+        self._threads: list[_ShardThread] = []
         self._closed = True
+        if backend not in BACKENDS:
+            raise ValueError(f"backend {backend!r} not valid; valid: {', '.join(BACKENDS)}")
+        self.backend = backend
         if isinstance(num_tables, bool) or not isinstance(num_tables, (int, np.integer)):
             raise TypeError(f"num_tables must be an int, got {type(num_tables).__name__}")
         if num_tables < 1:
@@ -388,13 +560,8 @@ class ShardedBatchEnv:
         self.shards = shard_bounds(self.num_tables, self.num_workers)
         self._started = False
         self._root_drawn = False
-        self._acting = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # acting (game, seat)
         b, c = self.num_tables, self.encoder.num_channels
         layout = _layout(b, c, observe, autoreset_mode)
-        self._shm = SharedMemory(create=True, size=max(_nbytes(layout), 1))
-        self._v = _views(self._shm.buf, layout)
-        self._closed = False
-        self._finalizer = weakref.finalize(self, _shutdown, self._procs, self._conns, self._shm)
         kwargs = {
             "config": config,
             "encoder": encoder,
@@ -403,6 +570,13 @@ class ShardedBatchEnv:
             "autoreset_mode": autoreset_mode,
             "claim_round": claim_round,
         }
+        if backend == "thread":
+            self._start_threads(layout, kwargs, observe, record)
+            return
+        self._shm = SharedMemory(create=True, size=max(_nbytes(layout), 1))
+        self._v = _views(self._shm.buf, layout)
+        self._closed = False
+        self._finalizer = weakref.finalize(self, _shutdown, self._procs, self._conns, self._shm)
         ctx = mp.get_context(start_method)
         for i, (lo, hi) in enumerate(self.shards):
             parent_end, child_end = ctx.Pipe(duplex=True)
@@ -429,20 +603,76 @@ class ShardedBatchEnv:
             self._conns.append(parent_end)
         self._gather(range(self.num_workers), "start")
 
+    def _start_threads(self, layout: dict, kwargs: dict, observe: str, record: bool) -> None:
+        """Thread backend: the shard envs over one in-process buffer, helper threads for
+        shards 1..k-1 (shard 0 is served by the caller)."""
+        self._buf = np.zeros(max(_nbytes(layout), 1), dtype=np.uint8)
+        self._v = _views(self._buf, layout)
+        self._inline: tuple[str, Any] | None = None  # shard 0's pending command
+        self._cpu0 = 0.0  # CPU seconds the caller spent serving shard 0
+        self._offsets = _PackedOffsets(self.num_workers)
+        self._closed = False
+        self._finalizer = weakref.finalize(self, _stop_threads, self._threads)
+        self._shard_envs = []
+        for lo, hi in self.shards:
+            # each shard its own encoder and reward objects, as each worker process has
+            kw = {k: copy.deepcopy(v) for k, v in kwargs.items()}
+            self._shard_envs.append(
+                _make_shard(lo, hi, self.first_game, self._v, observe, kw, record)
+            )
+        for i in range(1, self.num_workers):
+            self._threads.append(_ShardThread(i, self._shard_envs[i], self._v))
+
     # ------------------------------------------------------------------ plumbing
+    def _recv(self, i: int, what: str) -> tuple[str, Any]:
+        """The reply of worker ``i`` to its pending command (thread backend, shard 0: run the
+        command now, in the calling thread)."""
+        if self.backend == "process":
+            try:
+                return self._conns[i].recv()
+            except (EOFError, OSError):
+                self._died(i, what)
+        if i == 0:
+            cmd, arg = self._inline
+            self._inline = None
+            if cmd == "cpu":
+                return "ok", self._cpu0
+            t0 = time.thread_time()
+            reply = _answer(self._shard_envs[0], self._v, cmd, arg)
+            self._cpu0 += time.thread_time() - t0
+            return reply
+        helper = self._threads[i - 1]
+        while True:
+            try:
+                reply = helper.replies.get(timeout=1.0)
+            except queue.Empty:
+                if not helper.thread.is_alive():
+                    self._died(i, what)
+                continue
+            if reply[0] == "dead":
+                self._died(i, what, reply[1])
+            return reply
+
     def _gather(self, workers, what: str) -> dict[int, Any]:
         """Replies of ``workers`` (indices), in order; a dead worker is noticed by the end of
         its pipe (the parent holds only its own end, so a worker's exit closes the pipe and
-        ``recv`` raises EOFError); re-raise errors. A blocking ``recv`` per worker: waiting on
-        every pipe and process sentinel at once built a selector per call (about 0.1 ms of
-        parent CPU per step)."""
+        ``recv`` raises EOFError) or, with threads, by the note a helper thread posts when it
+        ends; re-raise errors. A blocking ``recv`` per worker: waiting on every pipe and
+        process sentinel at once built a selector per call (about 0.1 ms of parent CPU per
+        step). Interrupted (e.g. Ctrl-C) the shards are out of step: the env is closed."""
+        try:
+            return self._gather_replies(workers, what)
+        except (WorkerError, ValueError, TypeError):
+            raise
+        except BaseException:
+            self.close()
+            raise
+
+    def _gather_replies(self, workers, what: str) -> dict[int, Any]:
         replies: dict[int, Any] = {}
         errors: list[tuple[int, tuple]] = []
         for i in sorted({int(i) for i in workers}):
-            try:
-                status, payload = self._conns[i].recv()
-            except (EOFError, OSError):
-                self._died(i, what)
+            status, payload = self._recv(i, what)
             if status == "ok":
                 replies[i] = payload
             else:
@@ -460,18 +690,28 @@ class ShardedBatchEnv:
             )
         return replies
 
-    def _died(self, i: int, what: str) -> None:
-        proc = self._procs[i]
-        proc.join(timeout=1.0)
+    def _died(self, i: int, what: str, why: str | None = None) -> None:
         lo, hi = self.shards[i]
+        if self.backend == "thread":
+            who, how = f"thread {self._threads[i - 1].thread.name}", why or "ended"
+        else:
+            proc = self._procs[i]
+            proc.join(timeout=1.0)
+            who, how = f"pid {proc.pid}", _exit_text(proc.exitcode)
         text = (
-            f"shard worker {i} (pid {proc.pid}, tables {lo}..{hi - 1}) died during {what} "
-            f"({_exit_text(proc.exitcode)}); all workers were stopped and the env is closed"
+            f"shard worker {i} ({who}, tables {lo}..{hi - 1}) died during {what} "
+            f"({how}); all workers were stopped and the env is closed"
         )
         self.close()
         raise WorkerError(text)
 
     def _send(self, i: int, cmd: str, arg: Any = None) -> None:
+        if self.backend == "thread":
+            if i == 0:
+                self._inline = (cmd, arg)
+            else:
+                self._threads[i - 1].commands.put((cmd, arg))
+            return
         try:
             self._conns[i].send((cmd, arg))
         except (OSError, BrokenPipeError):
@@ -481,14 +721,17 @@ class ShardedBatchEnv:
         if self._closed:
             raise RuntimeError("the ShardedBatchEnv is closed")
 
-    @property
-    def _early_encode(self) -> bool:
-        """Packed rows encoded within the step command: only with one worker (its rows start
-        at 0); with several, every shard encodes once all counts are known."""
-        return self.num_workers == 1
-
-    def _step_offset(self, i: int) -> int | None:
-        return 0 if (i == 0 and self._early_encode) else None
+    def _step_offsets(self) -> list:
+        """The ``offset`` of each shard's reset/step command (packed observations): threads
+        all encode within the command (:class:`_OffsetSlot`); one worker process too (its
+        rows start at 0); several worker processes encode once every count is known (None:
+        an "encode" command each in :meth:`_collect`)."""
+        if self.observe_mode != "packed":
+            return [None] * self.num_workers
+        if self.backend == "thread":
+            self._offsets.clear()
+            return self._offsets.slots
+        return [0] if self.num_workers == 1 else [None] * self.num_workers
 
     def _out(self, name: str) -> np.ndarray:
         a = self._v[name]
@@ -505,17 +748,15 @@ class ShardedBatchEnv:
             "to_act": self._v["to_act"].copy(),
         }
         mode = self.observe_mode
-        if mode != "packed":
-            self._acting = np.nonzero(obs["to_act"])
         if mode in ("all", "acting"):
             obs["observation"] = self._out("observation")
         elif mode == "packed":
             counts = [replies[i]["n_acting"] for i in range(self.num_workers)]
             offsets = np.concatenate([[0], np.cumsum(counts)]).astype(int)
-            # one worker encoded with its step; several encode now, all at once (their offsets
-            # needed every count): no shard's encoding waits for another's
-            first = 1 if self._early_encode else 0
-            late = [i for i in range(first, self.num_workers) if counts[i] > 0]
+            # threads and one worker process encoded within the step; several processes encode
+            # now, all at once (their offsets needed every count)
+            early = self.backend == "thread" or self.num_workers == 1
+            late = [] if early else [i for i in range(self.num_workers) if counts[i] > 0]
             for i in late:
                 self._send(i, "encode", int(offsets[i]))
             self._gather(late, "encode")
@@ -529,7 +770,6 @@ class ShardedBatchEnv:
                 obs["observation"] = view
             obs["games"] = v["games"][:n].copy()
             obs["seats"] = v["seats"][:n].copy()
-            self._acting = (obs["games"].copy(), obs["seats"].copy())  # = nonzero(to_act)
         return obs
 
     # ------------------------------------------------------------------ reset / step
@@ -564,10 +804,9 @@ class ShardedBatchEnv:
                 )
             check_walls(arr.reshape(-1, arr.shape[-1]), self.config.wall_layout)
             parts = [arr[lo:hi] for lo, hi in self.shards]
+        offsets = self._step_offsets()
         for i in range(self.num_workers):
-            self._send(
-                i, "reset", {"seed": seed, "walls": parts[i], "offset": self._step_offset(i)}
-            )
+            self._send(i, "reset", {"seed": seed, "walls": parts[i], "offset": offsets[i]})
         replies = self._gather(range(self.num_workers), "reset")
         self._started = True
         obs = self._collect(replies, True)
@@ -592,11 +831,12 @@ class ShardedBatchEnv:
             raise ValueError(f"actions must have shape (B, 4) = ({b}, 4), got {acts.shape}")
         if acts.dtype == bool or not np.issubdtype(acts.dtype, np.integer):
             raise TypeError(f"actions must be integer action ids, got dtype {acts.dtype}")
+        np.copyto(v["actions"], acts, casting="unsafe")  # read by the workers on "step"
         if self.config.illegal_action == "raise":
             self._check_legal(acts)
-        np.copyto(v["actions"], acts, casting="unsafe")
+        offsets = self._step_offsets()
         for i in range(self.num_workers):
-            self._send(i, "step", {"offset": self._step_offset(i)})
+            self._send(i, "step", {"offset": offsets[i]})
         replies = self._gather(range(self.num_workers), "step")
         obs = self._collect(replies, False)
         rewards = v["rewards"].copy()
@@ -616,23 +856,25 @@ class ShardedBatchEnv:
                 rows.append(r)
                 if "final_obs" in v:
                     block = v["final_obs"][4 * lo : 4 * lo + 4 * len(r)]
-                    finals.append(block.reshape(len(r), 4, *block.shape[1:]).copy())
+                    finals.append(block.reshape(len(r), 4, *block.shape[1:]))
             if "final_obs" in v:
-                info["final_obs"] = np.concatenate(finals)
+                if len(finals) == 1 and not self.copy_obs:  # one shard's rows: a view
+                    view = finals[0].view()
+                    view.flags.writeable = False
+                    info["final_obs"] = view
+                else:
+                    info["final_obs"] = np.concatenate(finals)
             info["final_rows"] = np.concatenate(rows)
         return obs, rewards, terminated, np.zeros_like(terminated), info
 
     def _check_legal(self, acts: np.ndarray) -> None:
-        """Raise the engine's ValueError for the first acting seat whose action is illegal
-        (looks only at the N acting seats, found once per step in :meth:`_collect`)."""
+        """Raise the engine's ValueError for the first acting seat (in (game, seat) order, as
+        the engine) whose action is illegal; the actions were copied into the shared int64
+        buffer already (a compiled scan of it, :func:`_first_illegal`)."""
         v = self._v
-        g, s = self._acting
-        a = acts[g, s]
-        ok = (a >= 0) & (a < NUM_ACTIONS)
-        ok[ok] = v["action_mask"][g[ok], s[ok], a[ok]]
-        if not ok.all():
-            i = int(np.argmin(ok))  # nonzero order = (game, seat) order, as the engine's
-            gi, si = int(g[i]), int(s[i])
+        bad = _first_illegal(v["action_mask"], v["to_act"], v["actions"])
+        if bad >= 0:
+            gi, si = divmod(int(bad), 4)
             legal_ids = np.nonzero(v["action_mask"][gi, si])[0].tolist()
             raise ValueError(
                 f"illegal action {int(acts[gi, si])} for game {gi}, seat {si} "
@@ -714,8 +956,11 @@ class ShardedBatchEnv:
         return [r for part in self._all("records") for r in part]
 
     def worker_cpu_seconds(self) -> list[float]:
-        """CPU seconds (user + system, ``time.process_time``) each worker has used so far, in
-        shard order: benchmarks on a loaded machine compare CPU time, not only wall time."""
+        """CPU seconds each worker has used so far, in shard order: benchmarks on a loaded
+        machine compare CPU time, not only wall time. Process backend: each worker process's
+        user + system time (``time.process_time``); thread backend: the thread time
+        (``time.thread_time``) spent serving each shard's commands (shard 0's in the calling
+        thread, so the caller's own part is its thread time minus ``[0]``)."""
         return [float(x) for x in self._all("cpu")]
 
     # ------------------------------------------------------------------ lifetime
@@ -734,8 +979,13 @@ class ShardedBatchEnv:
 
     @property
     def worker_pids(self) -> list[int]:
-        """Process ids of the workers (in shard order)."""
+        """Process ids of the workers (in shard order; empty with the thread backend)."""
         return [p.pid for p in self._procs]
+
+    @property
+    def worker_threads(self) -> list[threading.Thread]:
+        """The helper threads of the thread backend (shards 1..k-1; empty otherwise)."""
+        return [t.thread for t in self._threads]
 
     def __enter__(self) -> ShardedBatchEnv:
         return self
@@ -753,10 +1003,10 @@ class ShardedBatchEnv:
 def make_batch_env(num_tables: int, num_workers: int | None = 0, **kwargs: Any):
     """A batch env of ``num_tables`` tables: in-process :class:`MCRBatchEnv` when
     ``num_workers`` is 0, else a :class:`ShardedBatchEnv` with ``num_workers`` workers
-    (None = :func:`default_num_workers`). ``kwargs`` go to the env (``copy_obs``, ``record``
-    and ``start_method`` only to the sharded one; ``first_game`` to both)."""
+    (None = :func:`default_num_workers`). ``kwargs`` go to the env (``copy_obs``, ``record``,
+    ``start_method`` and ``backend`` only to the sharded one; ``first_game`` to both)."""
     if num_workers == 0:
-        for k in ("copy_obs", "record", "start_method"):
+        for k in ("copy_obs", "record", "start_method", "backend"):
             kwargs.pop(k, None)
         return MCRBatchEnv(num_tables, **kwargs)
     return ShardedBatchEnv(num_tables, num_workers=num_workers, **kwargs)
