@@ -73,7 +73,10 @@ from mcr_env.engine.actions import (
 from mcr_env.engine.config import RulesConfig
 from mcr_env.engine.kernels import (
     SUIT_TABLE,
+    clear_games_kernel,
     deal_kernel,
+    exhaustive_kernel,
+    hands_ended_kernel,
     output_buffers,
     output_views,
     random_step_views,
@@ -323,6 +326,9 @@ class MCREngine:
         self.last_hand_result: list[HandResult | None] = [None] * b
         self._raise = config.illegal_action == "raise"
         self._no_acts = np.zeros((b, 4), dtype=np.int64)  # the actions of a masks-only pass
+        # single-hand deals: dealer seat 0 (and East) and players 0..3 at seats 0..3 (read only)
+        self._zeros = np.zeros(b, dtype=np.int64)
+        self._seat_players = np.ascontiguousarray(np.tile(np.arange(4, dtype=np.int64), (b, 1)))
         # root seed of each game (walls derive from it, the game index and the episode counter);
         # set per game so that a partial reset with a seed never reseeds the other games
         self._root_seeds = np.zeros(b, dtype=np.uint64)
@@ -428,12 +434,10 @@ class MCREngine:
                 arr2 = check_walls(arr, self.config.wall_layout)
                 explicit = self._rows_for(arr2, g, "walls")
         self._started = True
-        self.rewards[g] = 0
-        self.player_rewards[g] = 0
-        self.hand_over[g] = False
-        self.terminated[g] = False
+        # rewards, player_rewards, match_scores, hand_over, terminated, to_act, legal_mask and
+        # the Hu states of the reset games, in one call
+        clear_games_kernel(g, *self._bufs, *self._obufs)
         self.table_points[g] = 0
-        self.state.match_scores[g] = 0
         for i in g.tolist():
             self.last_hand_result[i] = None
         # Hu scorings cached for the previous hands of the reset games are stale
@@ -442,9 +446,6 @@ class MCREngine:
                 self._hu = {}
             else:
                 self._hu = {k: v for k, v in self._hu.items() if not sel[k[0]]}
-        self.legal_mask[g] = False
-        self.to_act[g] = False
-        self._hu_state[g] = 0
         self._deal(g, np.zeros(len(g), dtype=np.int64), explicit, winds)
         self._build_masks()
 
@@ -472,38 +473,23 @@ class MCREngine:
         n = len(g)
         if n == 0:
             return
-        if walls is None:
-            walls = np.empty((n, self._wall_len), dtype=np.int8)
-            need = np.ones(n, dtype=bool)
-            if self._match and self._match_walls is not None:
-                pre = self._match_walls[g, hand_numbers]
-                have = pre[:, 0] >= 0
-                walls[have] = pre[have]
-                need = ~have
-            if need.any():
-                gn = g[need]
-                roots = self._root_seeds[gn]
-                hn = hand_numbers[need]
-                layout, first = self.config.wall_layout, self.first_game
-                if (roots == roots[0]).all():  # one root seed in all usual cases
-                    wn = seeded_walls(layout, int(roots[0]), gn + first, self._episode[gn], hn)
-                else:
-                    wn = np.empty((len(gn), self._wall_len), dtype=np.int8)
-                    for root in np.unique(roots).tolist():
-                        m = roots == root
-                        wn[m] = seeded_walls(
-                            layout, int(root), gn[m] + first, self._episode[gn[m]], hn[m]
-                        )
-                walls[need] = wn
         hand_numbers = np.asarray(hand_numbers, dtype=np.int64)
+        if walls is None:
+            if self._match and self._match_walls is not None:
+                walls = self._match_walls[g, hand_numbers]  # explicit per-hand walls, or -1
+                need = walls[:, 0] < 0
+                if need.any():
+                    walls[need] = self._seeded_walls(g[need], hand_numbers[need])
+            else:
+                walls = self._seeded_walls(g, hand_numbers)
         if self._match:
             dealers = _MATCH_DEALER[hand_numbers]
             winds = _MATCH_WIND[hand_numbers]
             players = _MATCH_PLAYERS[hand_numbers]
         else:
-            dealers = np.zeros(n, dtype=np.int64)
+            dealers = self._zeros[:n]
             winds = dealers if winds is None else winds
-            players = np.broadcast_to(np.arange(4, dtype=np.int64), (n, 4))
+            players = self._seat_players[:n]
         n_ev = deal_kernel(
             np.asarray(g, dtype=np.int64),
             np.ascontiguousarray(walls, dtype=np.int8),
@@ -517,6 +503,21 @@ class MCREngine:
         )
         if n_ev:  # impossible with 144/136 tiles, kept for safety
             self._end_exhaustive(self._ev[:n_ev, 0].copy())
+
+    def _seeded_walls(self, g: np.ndarray, hand_numbers: np.ndarray) -> np.ndarray:
+        """``(n, L) int8`` seeded walls of hand ``hand_numbers`` of games ``g`` (from each
+        game's root seed, index ``first_game + g`` and episode counter)."""
+        roots = self._root_seeds[g]
+        layout, first = self.config.wall_layout, self.first_game
+        if len(g) == 1 or (roots == roots[0]).all():  # one root seed in all usual cases
+            return seeded_walls(layout, int(roots[0]), g + first, self._episode[g], hand_numbers)
+        out = np.empty((len(g), self._wall_len), dtype=np.int8)
+        for root in np.unique(roots).tolist():
+            m = roots == root
+            out[m] = seeded_walls(
+                layout, int(root), g[m] + first, self._episode[g[m]], hand_numbers[m]
+            )
+        return out
 
     # ------------------------------------------------------------------ step
     def step(self, actions, games=None) -> None:
@@ -773,13 +774,12 @@ class MCREngine:
         """Games ``ended`` finished a hand: single hand -> terminated; match -> the next hand
         is dealt (masks built by the caller's loop) or, after hand 16, terminated with table
         points."""
-        ended = np.asarray(ended, dtype=np.int64)
-        st = self.state
-        self.legal_mask[ended] = False
-        self.to_act[ended] = False
+        ended = np.ascontiguousarray(ended, dtype=np.int64)
+        # masks and to_act cleared (and, single hand, terminated set) in one call
+        hands_ended_kernel(ended, not self._match, *self._bufs, *self._obufs)
         if not self._match:
-            self.terminated[ended] = True
             return
+        st = self.state
         last = st.hand_number[ended] >= HANDS_PER_MATCH - 1
         done = ended[last]
         if done.size:
@@ -852,17 +852,13 @@ class MCREngine:
 
     def _end_exhaustive(self, g) -> None:
         """Games ``g`` end without a winner (the arrays of :meth:`_record_end` set at once)."""
-        g = np.asarray(g, dtype=np.int64)
+        g = np.ascontiguousarray(g, dtype=np.int64)
         if g.size == 0:
             return
         st = self.state
-        st.phase[g] = _P_OVER
-        st.end_reason[g] = EndReason.EXHAUSTIVE
-        st.winner[g] = -1
-        st.win_from[g] = -1
-        self.rewards[g] = 0
-        self.player_rewards[g] = 0  # players of a hand are a permutation of 0..3
-        self.hand_over[g] = True  # (match scores: + 0)
+        # phase OVER, end reason EXHAUSTIVE, no winner or payer, zero (player) rewards,
+        # hand_over set (match scores: + 0) in one call
+        exhaustive_kernel(g, *self._bufs, *self._obufs)
         numbers = st.hand_number[g].tolist()
         players = st.player_at_seat[g]
         for i, gi in enumerate(g.tolist()):

@@ -30,11 +30,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from numba import njit, types
-from numba.core import cgutils
-from numba.core.imputils import impl_ret_borrowed
-from numba.extending import intrinsic
-from numba.np.arrayobj import make_array, populate_array
+from numba import njit
 
 from mcr_env.engine.actions import (
     ACTION_KIND,
@@ -50,6 +46,7 @@ from mcr_env.engine.actions import (
     PLAY_OFFSET,
     ActionKind,
 )
+from mcr_env.engine.intrinsics import carve as _carve
 from mcr_env.engine.sampling import draw_row
 from mcr_env.engine.state import (
     BOTZONE_SEGMENT,
@@ -517,53 +514,6 @@ def _event(ev, n_ev, g, reason, win, frm):
     ev[n_ev, 2] = win
     ev[n_ev, 3] = frm
     return n_ev + 1
-
-
-@intrinsic
-def _carve(typingctx, buf, start, shape):
-    """``buf[start : start + prod(shape)]`` as a C-contiguous array of ``shape`` (a view: same
-    memory and owner), without the size checks of ``reshape``: a compiled ``reshape`` costs
-    ~50 ns (numba calls a C helper), which at B=1 was a sixth of a step for the ~45 views a
-    kernel call makes. ``buf`` is a 1-D C-contiguous array; the caller keeps the view inside
-    it (the buffer sizes are fixed by :meth:`GameState.empty` and :func:`output_buffers`)."""
-    if not (isinstance(buf, types.Array) and buf.ndim == 1 and buf.layout == "C"):
-        return None
-    if not isinstance(start, types.Integer):
-        return None
-    if not (
-        isinstance(shape, types.BaseTuple) and all(isinstance(x, types.Integer) for x in shape)
-    ):
-        return None
-    nd = len(shape)
-    retty = buf.copy(ndim=nd, layout="C")
-
-    def codegen(context, builder, sig, args):
-        aryty = sig.args[0]
-        ary = make_array(aryty)(context, builder, args[0])
-        out = make_array(retty)(context, builder)
-        first = context.cast(builder, args[1], sig.args[1], types.intp)
-        dims = [
-            context.cast(builder, d, t, types.intp)
-            for d, t in zip(cgutils.unpack_tuple(builder, args[2]), sig.args[2])
-        ]
-        itemsize = context.get_abi_sizeof(context.get_data_type(aryty.dtype))
-        stride = context.get_constant(types.intp, itemsize)
-        strides = [stride] * nd
-        for i in range(nd - 1, 0, -1):
-            stride = builder.mul(stride, dims[i])
-            strides[i - 1] = stride
-        populate_array(
-            out,
-            data=cgutils.gep_inbounds(builder, ary.data, first),
-            shape=dims,
-            strides=strides,
-            itemsize=ary.itemsize,
-            meminfo=ary.meminfo,
-            parent=ary.parent,
-        )
-        return impl_ret_borrowed(context, builder, retty, out._getvalue())
-
-    return retty(buf, start, shape), codegen
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -1201,6 +1151,65 @@ def step_kernel(
                     hu_state[g, s] = 0
             need[g] = False
     return 0, n_ev, n_cand, n_bad
+
+
+@njit(cache=True, nogil=True)
+def clear_games_kernel(games, s8, s16, s32, o8, o32, o64):
+    """The outputs of the games ``games (n,) int64`` that ``MCREngine.reset`` starts again:
+    ``rewards``, ``player_rewards``, ``match_scores`` and ``hu_state`` zero, ``hand_over``,
+    ``terminated``, ``to_act`` and ``legal_mask`` False (the deal sets the state fields)."""
+    match_scores = state_views(s8, s16, s32)[24]
+    (to_act, legal_mask, hand_over, _il, _nd, hu_state, rewards, player_rewards) = output_views(
+        o8, o32, o64
+    )[:8]
+    terminated = random_step_views(o8, o32, o64)[0]
+    for i in range(games.shape[0]):
+        g = games[i]
+        hand_over[g] = False
+        terminated[g] = False
+        for s in range(4):
+            rewards[g, s] = 0
+            player_rewards[g, s] = 0
+            match_scores[g, s] = 0
+            hu_state[g, s] = 0
+            to_act[g, s] = False
+            legal_mask[g, s, :] = False
+
+
+@njit(cache=True, nogil=True)
+def exhaustive_kernel(games, s8, s16, s32, o8, o32, o64):
+    """Games ``games (n,) int64`` end in an exhaustive draw (docs/rules.md §3): phase OVER,
+    end reason EXHAUSTIVE, winner and payer -1, rewards and player rewards zero (nobody pays),
+    ``hand_over`` set. The engine records the hand results."""
+    views = state_views(s8, s16, s32)
+    phase, winner, win_from, end_reason = views[14], views[25], views[26], views[27]
+    outs = output_views(o8, o32, o64)
+    hand_over, rewards, player_rewards = outs[2], outs[6], outs[7]
+    for i in range(games.shape[0]):
+        g = games[i]
+        phase[g] = _P_OVER
+        end_reason[g] = _E_EXHAUSTIVE
+        winner[g] = -1
+        win_from[g] = -1
+        hand_over[g] = True
+        for s in range(4):
+            rewards[g, s] = 0
+            player_rewards[g, s] = 0
+
+
+@njit(cache=True, nogil=True)
+def hands_ended_kernel(games, single, s8, s16, s32, o8, o32, o64):
+    """Games ``games (n,) int64`` finished a hand: their legal masks and ``to_act`` cleared;
+    ``single`` (single-hand mode): ``terminated`` set too."""
+    to_act, legal_mask = output_views(o8, o32, o64)[:2]
+    terminated = random_step_views(o8, o32, o64)[0]
+    for i in range(games.shape[0]):
+        g = games[i]
+        if single:
+            terminated[g] = True
+        for s in range(4):
+            to_act[g, s] = False
+            legal_mask[g, s, :] = False
 
 
 @njit(cache=True, nogil=True)

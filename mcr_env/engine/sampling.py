@@ -11,8 +11,9 @@ rows. :meth:`mcr_env.engine.core.MCREngine.step_random` fuses the same draws wit
 step (:func:`draw_row` is the shared per-row code).
 
 Numba cache note: :mod:`mcr_env.engine.kernels` compiles :func:`draw_row` into its cached
-``step_random_kernel``; numba's cache does not notice edits here, so after changing this
-module delete ``mcr_env/engine/__pycache__/kernels.*.nb*``.
+``step_random_kernel``; numba's cache does not notice edits here (nor in
+:mod:`mcr_env.engine.intrinsics`), so after changing this module delete
+``mcr_env/engine/__pycache__/kernels.*.nb*``.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
+
+from mcr_env.engine.intrinsics import next_uint32 as _next_uint32
 
 _BOUND = 1 << 31
 """Rows may have at most this many legal ids (the bounded draw's arithmetic is in int64)."""
@@ -46,21 +47,6 @@ def generator_pointers(rng: np.random.Generator) -> tuple[int, int]:
     ptrs = (int(ctypes.cast(c.next_uint32, ctypes.c_void_p).value), int(c.state_address))
     _last_rng[0], _last_rng[1] = rng, ptrs
     return ptrs
-
-
-@intrinsic
-def _next_uint32(typingctx, fn, state):
-    """``fn(state)``: the bit generator's ``next_uint32`` called through its address."""
-    if not (isinstance(fn, types.Integer) and isinstance(state, types.Integer)):
-        return None
-
-    def codegen(context, builder, sig, args):
-        ptr = ir.IntType(8).as_pointer()
-        fnty = ir.FunctionType(ir.IntType(32), [ptr])
-        f = builder.inttoptr(args[0], fnty.as_pointer())
-        return builder.call(f, [builder.inttoptr(args[1], ptr)])
-
-    return types.uint32(fn, state), codegen
 
 
 @njit(cache=True, nogil=True, inline="always")
