@@ -12,6 +12,7 @@ section  what it configures
 env      the engine rules overrides, observation encoder and reward scale
 network  the policy-value network (:mod:`baselines.network`)
 bc       behaviour cloning from :class:`baselines.agents.RuleBasedAgent` games
+rpi      rollout policy improvement after BC (:mod:`baselines.rpi`)
 ppo      PPO self-play fine-tuning (:mod:`baselines.ppo`)
 eval     duplicate evaluation (:mod:`mcr_env.eval`)
 ======== ============================================================================
@@ -35,6 +36,7 @@ __all__ = [
     "EnvConfig",
     "NetworkConfig",
     "BCConfig",
+    "RPIConfig",
     "PPOConfig",
     "EvalConfig",
     "RunConfig",
@@ -101,6 +103,47 @@ class BCConfig:
     decisions of Botzone match logs: ``scripts/botzone_logs.py replay ... --bc``) to train on
     instead of playing ``hands`` hands; its observations must be ``env.encoder``'s; empty =
     play them."""
+
+
+@dataclass(frozen=True)
+class RPIConfig:
+    """Rollout policy improvement (:mod:`baselines.rpi`): rounds of paired branch rollouts
+    from the learner's own decisions, an advantage network fitted to them, the policy
+    distilled to its improved choices. Runs after BC, before PPO."""
+
+    rounds: int = 0
+    """improvement rounds (each: rollouts with the current policy, fit, distil); 0 = off."""
+    hands: int = 2000
+    """trunk hands per round (the learner at one seat vs three opponents)."""
+    branch_prob: float = 0.25
+    """probability that a learner decision (more than one legal action) outside claim rounds
+    is a branch point."""
+    claim_branch_prob: float = 0.25
+    """the same for claim-round decisions (Chi/Peng/Gang or Pass, no Hu option)."""
+    top_k: int = 3
+    """candidates per decision: the policy's action and its ``top_k - 1`` next most probable
+    legal actions; each alternative is played out once from every branch point."""
+    opponents: tuple = ("rule",)
+    """opponents of the trunk hands, one drawn per table: ``rule``, ``rule-defensive``,
+    ``rule-lookahead`` (deterministic agents: a branch replaying the trunk's action must
+    reproduce the trunk)."""
+    opponent_weights: tuple = ()
+    """draw weights of ``opponents`` (empty = uniform)."""
+    margin: float = 2.0
+    """points per hand the advantage network must predict for an alternative over the
+    policy's own action before the decision is relabelled."""
+    adv_epochs: int = 4
+    """epochs of the advantage fit (the epoch with the best held-out error is kept)."""
+    adv_lr: float = 3e-4
+    """Adam learning rate of the advantage fit."""
+    distill_epochs: int = 2
+    """epochs of the policy's cross-entropy fine-tuning to the improved labels."""
+    distill_lr: float = 3e-4
+    """Adam learning rate of the distillation."""
+    batch_size: int = 250
+    """games played in parallel in the rollouts (trunk and branches)."""
+    val_fraction: float = 0.1
+    """fraction of trunk hands held out to check the advantage fit (``r2_val``)."""
 
 
 @dataclass(frozen=True)
@@ -206,7 +249,7 @@ class EvalConfig:
 
 @dataclass(frozen=True)
 class RunConfig:
-    """One run of ``scripts/train.py``: BC, then PPO, then duplicate evaluation."""
+    """One run of ``scripts/train.py``: BC, then RPI, then PPO, then duplicate evaluation."""
 
     name: str = "default"
     """run name; the run directory is ``<runs_dir>/<name>-<time>/``."""
@@ -225,6 +268,8 @@ class RunConfig:
     """the network."""
     bc: BCConfig = field(default_factory=BCConfig)
     """behaviour cloning (``bc.hands: 0`` skips it)."""
+    rpi: RPIConfig = field(default_factory=RPIConfig)
+    """rollout policy improvement (``rpi.rounds: 0`` skips it)."""
     ppo: PPOConfig = field(default_factory=PPOConfig)
     """PPO (``ppo.iterations: 0`` skips it)."""
     eval: EvalConfig = field(default_factory=EvalConfig)

@@ -1,17 +1,19 @@
-"""The main job: behaviour cloning, PPO fine-tuning, duplicate evaluation (``make run``).
+"""The main job: behaviour cloning, optional rollout policy improvement, PPO fine-tuning,
+duplicate evaluation (``make run``).
 
 :func:`run` creates ``<runs_dir>/<name>-<YYYYmmdd-HHMMSS>/`` holding
 
 * ``config.yaml`` -- the resolved config; ``meta.json`` -- git commit, versions, timings;
-* ``bc.pt`` / ``final.pt`` (and ``ppo_<i>.pt``) -- checkpoints (``torch.load(weights_only=True)``);
+* ``bc.pt`` / ``final.pt`` (and ``rpi_<r>.pt``, ``ppo_<i>.pt``) -- checkpoints
+  (``torch.load(weights_only=True)``);
 * ``tb/`` -- TensorBoard scalars (``charts/...``, ``losses/...``);
 * ``eval.csv``, ``eval.json``, ``eval.png`` -- the duplicate evaluation of the final policy vs
   each opponent (three copies of it at the table) on the report block of walls, with the
   paired difference (trained minus opponent) in points and placement;
-* ``curve.json``, ``curve.png`` -- the learning curve: duplicate evaluations after BC and
-  along PPO on the *selection* block of walls (disjoint from the report block), against
-  training time; the final policy is the best curve point against ``rule``
-  (``eval.select_best``).
+* ``curve.json``, ``curve.png`` -- the learning curve: duplicate evaluations after BC, after
+  each rollout-policy-improvement round (:mod:`baselines.rpi`) and along PPO on the
+  *selection* block of walls (disjoint from the report block), against training time; the
+  final policy is the best curve point against ``rule`` (``eval.select_best``).
 
 It prints the results table at the end.
 """
@@ -169,7 +171,7 @@ def plot_curve(curve: list[dict], path: str | Path) -> Path:
 def validate(cfg: RunConfig) -> None:
     """Check what :func:`run` would otherwise find wrong only after creating the run directory
     (the encoder id, the engine rules, the evaluation opponents and seat permutations, the
-    selection and report wall blocks, the ``bc.data`` file).
+    RPI opponents, the selection and report wall blocks, the ``bc.data`` file).
 
     Raises:
         ValueError / TypeError: the first bad value, naming its config key.
@@ -199,6 +201,15 @@ def validate(cfg: RunConfig) -> None:
                 raise ValueError(
                     f"config {key}: unknown {what} {name!r}; valid: {', '.join(AGENT_SPECS)}"
                 )
+    if cfg.rpi.rounds > 0:
+        from baselines.rpi import RPI_OPPONENTS
+
+        bad = [n for n in cfg.rpi.opponents if n not in RPI_OPPONENTS]
+        if bad or not cfg.rpi.opponents:
+            raise ValueError(
+                f"config rpi.opponents: {list(cfg.rpi.opponents)} must be a non-empty list of "
+                f"deterministic agents: {', '.join(RPI_OPPONENTS)}"
+            )
     if cfg.bc.data and not Path(cfg.bc.data).is_file():
         raise ValueError(f"config bc.data: no such file {cfg.bc.data!r}")
     if cfg.eval.selection_block == cfg.eval.report_block:
@@ -319,6 +330,24 @@ def run(cfg: RunConfig, progress: bool = True) -> dict:
         )
         bc_path = save_checkpoint(net, run_dir / "bc.pt", {"stage": "bc"})
         curve_point("bc", bc_path)
+
+    if cfg.rpi.rounds > 0:
+        from baselines.rpi import train_rpi
+
+        def on_round(r: int, _net) -> None:
+            ck = save_checkpoint(net, run_dir / f"rpi_{r}.pt", {"stage": "rpi", "round": r})
+            curve_point(f"rpi_{r}", ck)
+
+        meta["rpi"] = train_rpi(
+            net,
+            cfg.rpi,
+            cfg.env,
+            cfg.seed,
+            writer,
+            progress=progress,
+            device=device,
+            callback=on_round,
+        )
 
     if cfg.ppo.iterations > 0:
         n_pts = max(cfg.eval.curve_points - 1, 1)

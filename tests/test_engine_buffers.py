@@ -19,11 +19,11 @@ from mcr_env.engine.kernels import (
     RNG64,
     SCRATCH64,
     STATE_FIELDS,
+    kernel_carry,
     output_buffers,
     output_views,
     random_step_views,
     state_views,
-    wait_cache,
 )
 from mcr_env.engine.state import GameState
 
@@ -83,11 +83,12 @@ def test_output_views_shapes():
     for prev, nxt in zip(seq, seq[1:]):
         assert _ptr(prev) + prev.nbytes == _ptr(nxt)
     assert _ptr(live) + live.nbytes == _ptr(o8) + o8.nbytes  # the int8 buffer is exactly covered
-    # then the wait cache (unknown: -1), acts, the bit generator, the kernel's scratch and
-    # the 3 counters
-    waits = wait_cache(o32, o64)
+    # then the kernels' carry (wait cache, pending draws; none: -1), acts, the bit generator,
+    # the kernel's scratch and the 3 counters
+    waits, pend = kernel_carry(o32, o64)
     assert waits.shape == (5, 4) and (waits == -1).all()
-    for prev, nxt in zip((cand, ev, waits, acts), (ev, waits, acts, rng)):
+    assert pend.shape == (5,) and (pend == -1).all()
+    for prev, nxt in zip((cand, ev, waits, pend, acts), (ev, waits, pend, acts, rng)):
         assert _ptr(prev) + prev.nbytes == _ptr(nxt)
     assert _ptr(rng) + rng.nbytes + (SCRATCH64 + 3) * 8 == _ptr(o64) + o64.nbytes
 

@@ -36,6 +36,7 @@ def test_train_then_evaluate_smoke(tmp_path, capsys):
         "config.yaml",
         "meta.json",
         "bc.pt",
+        "rpi_1.pt",
         "ppo_1.pt",
         "ppo_2.pt",
         "final.pt",
@@ -56,6 +57,11 @@ def test_train_then_evaluate_smoke(tmp_path, capsys):
     json.loads((run_dir / "eval.json").read_text(), parse_constant=strict)
     assert meta["git_commit"] and meta["bc"]["samples"] > 0 and meta["ppo"]["iteration"] == 2
     assert meta["bc_data"]["teacher"] == "rule-lookahead"
+    assert meta["rpi"]["rounds"][0]["hands"] == 2
+    assert [row["stage"] for row in json.loads((run_dir / "curve.json").read_text())][:2] == [
+        "bc",
+        "rpi_1",
+    ]
     ck = torch.load(run_dir / "final.pt", weights_only=True)
     assert ck["config"]["channels"] == 16
     assert list((run_dir / "tb").iterdir())

@@ -16,7 +16,7 @@ import dataclasses
 import numpy as np
 
 from mcr_env.engine.actions import PASS
-from mcr_env.engine.kernels import clear_wait_cache
+from mcr_env.engine.kernels import clear_kernel_carry
 from mcr_env.engine.state import GameState, Phase
 
 _P_OVER = int(Phase.OVER)
@@ -94,7 +94,7 @@ def load_state(engine, state: GameState, copy: bool = True) -> None:
     engine.player_rewards[:] = 0
     engine._hu = {}
     engine._hu_state[:] = 0
-    clear_wait_cache(engine._obufs[1], engine._obufs[2])  # hands written from outside
+    clear_kernel_carry(engine._obufs[1], engine._obufs[2])  # a state written from outside
     engine.legal_mask[:] = False
     engine.to_act[:] = False
     engine._need[:] = ~engine.terminated

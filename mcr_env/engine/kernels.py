@@ -414,88 +414,6 @@ def waits_of(row, n_melds, suit_table, h):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _update_left(g, botzone, tiles_left, wall_front, wall_back):
-    if botzone:
-        for k in range(4):
-            tiles_left[g, k] = wall_back[g, k] - wall_front[g, k]
-    else:
-        left = wall_back[g, 0] - wall_front[g, 0]
-        for k in range(4):
-            tiles_left[g, k] = left
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _draw(g, s, back, after, botzone, D):
-    """Seat ``s`` of game ``g`` draws (official layout: from the back for a replacement;
-    botzone: always from the front of the seat's own wall); flowers are set aside and replaced
-    from the back (a tile replacing a flower is an ordinary draw: ``after_kong``
-    False). Sets ACT. Returns False when no tile was left (the caller ends the hand)."""
-    (
-        flower_count,
-        flowers,
-        phase,
-        current_seat,
-        tile_in_play,
-        played_by,
-        after_kong,
-        tiles_left,
-        hand,
-        drawn_tile,
-        wall,
-        wall_front,
-        wall_back,
-        waits,
-    ) = D
-    seg = s if botzone else 0
-    if botzone:
-        # kong replacements come from the same end of the seat's own wall as its draws (the
-        # Botzone judge's order, docs/rules.md §2, §9)
-        back = False
-    if wall_back[g, seg] <= wall_front[g, seg]:
-        _update_left(g, botzone, tiles_left, wall_front, wall_back)
-        return False
-    if back:
-        wall_back[g, seg] -= 1
-        tile = wall[g, wall_back[g, seg]]
-    else:
-        tile = wall[g, wall_front[g, seg]]
-        wall_front[g, seg] += 1
-    if tile >= 34:
-        after = False
-    while tile >= 34:
-        flower_count[g, s] += 1
-        flowers[g, s, tile - 34] = True
-        if wall_back[g, seg] <= wall_front[g, seg]:
-            _update_left(g, botzone, tiles_left, wall_front, wall_back)
-            return False
-        wall_back[g, seg] -= 1
-        tile = wall[g, wall_back[g, seg]]
-    if drawn_tile[g, s] >= 0:
-        waits[g, s] = -1  # (the cache is of the hand without its drawn tile)
-    hand[g, s, tile] += 1
-    drawn_tile[g, s] = tile
-    phase[g] = _P_ACT
-    current_seat[g] = s
-    after_kong[g] = after
-    tile_in_play[g] = -1
-    played_by[g] = -1
-    _update_left(g, botzone, tiles_left, wall_front, wall_back)
-    return True
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _claimer_discards(g, s, D):
-    """After a Pung or Chi claim seat ``s`` of game ``g`` is to discard (no tile in play, not
-    after a kong)."""
-    (_, _, phase, current_seat, tile_in_play, played_by, after_kong) = D[:7]
-    phase[g] = _P_DISCARD
-    current_seat[g] = s
-    tile_in_play[g] = -1
-    played_by[g] = -1
-    after_kong[g] = False
-
-
-@njit(cache=True, nogil=True, inline="always")
 def _add_meld(g, s, kind, tile, frm, claimed, M):
     meld_kind, meld_tile, meld_from, meld_claimed, n = M
     slot = n[g, s]
@@ -610,49 +528,47 @@ RNG64 = 2
 
 def output_buffers(b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Output buffers of an engine of ``b`` games: ``o8 (b * OUT8,) int8``, ``o32 (8b,)
-    int32`` (rewards, player_rewards), ``o64 (28b + RNG64 + SCRATCH64 + 3,) int64`` (cand
-    (4b, 4), ev (b, 4), the wait cache (b, 4) (:func:`wait_cache`, all -1: unknown), acts
-    (b, 4), the two bit generator pointers, the kernel's scratch, then the three
-    ``hu_stats`` counters); zeroed but the wait cache; :func:`output_views` and
-    :func:`random_step_views` split them."""
-    o64 = np.zeros(28 * b + RNG64 + SCRATCH64 + 3, dtype=np.int64)
-    o64[20 * b : 24 * b] = -1
+    int32`` (rewards, player_rewards), ``o64 (29b + RNG64 + SCRATCH64 + 3,) int64`` (cand
+    (4b, 4), ev (b, 4), what the kernels carry between calls (:func:`kernel_carry`: the wait
+    cache (b, 4) and the pending draws (b,), all -1), acts (b, 4), the two bit generator
+    pointers, the kernel's scratch, then the three ``hu_stats`` counters); zeroed but the
+    carry; :func:`output_views` and :func:`random_step_views` split them."""
+    o64 = np.zeros(29 * b + RNG64 + SCRATCH64 + 3, dtype=np.int64)
+    o64[20 * b : 25 * b] = -1
     return (np.zeros(b * OUT8, dtype=np.int8), np.zeros(8 * b, dtype=np.int32), o64)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def wait_cache(o32, o64):
-    """``(B, 4) int64`` view of ``o64``: per seat the :func:`waits_of` bits of its concealed
-    hand without its drawn tile (``drawn_tile`` -1: the whole hand), or -1 when not known.
-    The kernels keep it: a seat's entry is cleared when its hand or melds change otherwise
-    than by drawing a tile and discarding that same tile, and computed again when a claim
-    round or its own draw needs it; code that writes hands from outside the kernels must
-    clear it (:func:`clear_wait_cache`)."""
+def kernel_carry(o32, o64):
+    """What the kernels carry from one call to the next outside the state, views of ``o64``:
+
+    * ``waits (B, 4) int64``: the wait cache, per seat the :func:`waits_of` bits of its
+      concealed hand without its drawn tile (``drawn_tile`` -1: the whole hand), or -1 when
+      not known. A seat's entry is cleared when its hand or melds change otherwise than by
+      drawing a tile and discarding that same tile, and computed again when a claim round or
+      its own draw needs it;
+    * ``pending (B,) int64``: a draw to make before the game's masks are built (-1 none;
+      else ``seat + 4 * replacement + 8 * after_kong``): :func:`step_kernel` draws in one
+      place, at the start of a game's mask building (the deal's fourteenth tile, the next
+      seat after a claim round, the replacement after a kong), without helper calls.
+
+    Code that writes states from outside the kernels must clear both
+    (:func:`clear_kernel_carry`)."""
     b = o32.shape[0] // 8
-    return o64[b * 20 : b * 24].reshape((b, 4))
+    return o64[b * 20 : b * 24].reshape((b, 4)), o64[b * 24 : b * 25]
 
 
-def clear_wait_cache(o32: np.ndarray, o64: np.ndarray) -> None:
-    """Forget every seat's cached winning tiles (:func:`wait_cache`), e.g. after a state is
-    loaded from outside."""
+def clear_kernel_carry(o32: np.ndarray, o64: np.ndarray) -> None:
+    """Forget the kernels' carry (:func:`kernel_carry`), e.g. after a state is loaded from
+    outside."""
     b = o32.shape[0] // 8
-    o64[b * 20 : b * 24] = -1
+    o64[b * 20 : b * 25] = -1
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _seat_waits(g, s, hand, drawn_tile, n_melds, waits, suit_table, row, h):
-    """:func:`wait_cache` entry of seat ``s`` of game ``g``, computed (:func:`waits_of` of the
-    hand without its drawn tile; ``row``, ``h`` (34,) int64 scratch) when unknown."""
-    w = waits[g, s]
-    if w < 0:
-        for x in range(34):
-            row[x] = hand[g, s, x]
-        dt = drawn_tile[g, s]
-        if dt >= 0:
-            row[dt] -= 1
-        w = waits_of(row, n_melds[g, s], suit_table, h)
-        waits[g, s] = w
-    return w
+def _pending(s, replacement, after_kong):
+    """A :func:`kernel_carry` pending draw of seat ``s``."""
+    return s + (4 if replacement else 0) + (8 if after_kong else 0)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -685,8 +601,8 @@ def random_step_views(o8, o32, o64):
     b8 = o8.view(np.bool_)
     terminated = _carve(b8, b * 954, (b,))
     live = _carve(b8, b * 955, (b,))
-    acts = _carve(o64, b * 24, (b, 4))
-    rng = _carve(o64, b * 28, (RNG64,))
+    acts = _carve(o64, b * 25, (b, 4))
+    rng = _carve(o64, b * 29, (RNG64,))
     return terminated, live, acts, rng
 
 
@@ -832,23 +748,7 @@ def step_kernel(
     comp = o64[base + 4 : base + 8]
     h = o64[base + 8 : base + 42]
     row = o64[base + 50 : base + 84]
-    waits = wait_cache(o32, o64)
-    D = (
-        flower_count,
-        flowers,
-        phase,
-        current_seat,
-        tile_in_play,
-        played_by,
-        after_kong,
-        tiles_left,
-        hand,
-        drawn_tile,
-        wall,
-        wall_front,
-        wall_back,
-        waits,
-    )  # what _draw changes
+    waits, pend = kernel_carry(o32, o64)
     M = (meld_kind, meld_tile, meld_from, meld_claimed, n_melds)  # what _add_meld changes
     # what the 8-point bound reads, with two scratch rows
     MS = (
@@ -885,6 +785,7 @@ def step_kernel(
         if not masks_only:
             if not live[g]:
                 continue
+            claimer = -1
             while True:  # the action of game g (one pass; break = done)
                 acting = 0
                 penal = False
@@ -931,10 +832,8 @@ def step_kernel(
                         slot = _add_meld(g, c, _M_ANGANG, -1, -1, -1, M)
                         angang_tile[g, c, slot] = t
                         drawn_tile[g, c] = -1
-                        if _draw(g, c, True, True, botzone, D):
-                            need[g] = True
-                        else:
-                            n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
+                        pend[g] = _pending(c, True, True)
+                        need[g] = True
                     elif kind == _A_BUGANG:
                         hand[g, c, t] -= 1
                         waits[g, c] = -1
@@ -969,10 +868,8 @@ def step_kernel(
                     break
                 if rob:
                     # nobody robbed the kong: it stands, the declarer takes a replacement
-                    if _draw(g, d, True, True, botzone, D):
-                        need[g] = True
-                    else:
-                        n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
+                    pend[g] = _pending(d, True, True)
+                    need[g] = True
                     break
                 for k in range(1, 4):
                     if kd[k] == _A_PENG or kd[k] == _A_GANG:
@@ -983,17 +880,14 @@ def step_kernel(
                             waits[g, s] = -1
                             visible_count[g, t] += 3
                             _add_meld(g, s, _M_GANG, t, d, t, M)
-                            if _draw(g, s, True, True, botzone, D):
-                                need[g] = True
-                            else:
-                                n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
+                            pend[g] = _pending(s, True, True)
+                            need[g] = True
                         else:
                             hand[g, s, t] -= 2
                             waits[g, s] = -1
                             visible_count[g, t] += 2
                             _add_meld(g, s, _M_PENG, t, d, t, M)
-                            _claimer_discards(g, s, D)
-                            need[g] = True
+                            claimer = s
                         done = True
                         break
                 if done:
@@ -1009,19 +903,84 @@ def step_kernel(
                             hand[g, s, tile] -= 1
                             visible_count[g, tile] += 1
                     _add_meld(g, s, _M_CHI, mid, d, t, M)
-                    _claimer_discards(g, s, D)
-                    need[g] = True
+                    claimer = s
                     break
                 # everybody passed: the next seat draws
-                if _draw(g, (d + 1) % 4, False, False, botzone, D):
-                    need[g] = True
-                else:
-                    n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
+                pend[g] = _pending((d + 1) % 4, False, False)
+                need[g] = True
                 break
+            if claimer >= 0:  # after a Pung or Chi the claimer is to discard
+                phase[g] = _P_DISCARD
+                current_seat[g] = claimer
+                tile_in_play[g] = -1
+                played_by[g] = -1
+                after_kong[g] = False
+                need[g] = True
         if not need[g]:
             continue
         while need[g]:
+            p = pend[g]
+            if p >= 0:
+                # the one place where tiles are drawn (docs/rules.md §2): official layout from
+                # the back for a replacement; botzone always from the front of the seat's own
+                # wall (kong replacements too: the Botzone judge's order, §9); flowers set
+                # aside and replaced from the back (an ordinary draw: not after a kong)
+                pend[g] = -1
+                s = p & 3
+                back = (p & 4) != 0 and not botzone
+                after = (p & 8) != 0
+                seg = s if botzone else 0
+                tile = -1
+                if wall_back[g, seg] > wall_front[g, seg]:
+                    if back:
+                        wall_back[g, seg] -= 1
+                        tile = wall[g, wall_back[g, seg]]
+                    else:
+                        tile = wall[g, wall_front[g, seg]]
+                        wall_front[g, seg] += 1
+                    while tile >= 34:
+                        after = False
+                        flower_count[g, s] += 1
+                        flowers[g, s, tile - 34] = True
+                        if wall_back[g, seg] <= wall_front[g, seg]:
+                            tile = -1
+                            break
+                        wall_back[g, seg] -= 1
+                        tile = wall[g, wall_back[g, seg]]
+                for k in range(4):
+                    seg = k if botzone else 0
+                    tiles_left[g, k] = wall_back[g, seg] - wall_front[g, seg]
+                if tile < 0:  # no tile left: the hand ends
+                    n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
+                    need[g] = False
+                    break
+                if drawn_tile[g, s] >= 0:
+                    waits[g, s] = -1  # (the cache is of the hand without its drawn tile)
+                hand[g, s, tile] += 1
+                drawn_tile[g, s] = tile
+                phase[g] = _P_ACT
+                current_seat[g] = s
+                after_kong[g] = after
+                tile_in_play[g] = -1
+                played_by[g] = -1
             ph = phase[g]
+            if ph != _P_DISCARD:
+                # the winning tiles of the seats this mask tests (a claim round: the others;
+                # after a draw: the drawer), kept in the cache (seats whose drawn tile does
+                # not fit, in states loaded from outside, are tested tile by tile below)
+                skip = played_by[g]
+                only = current_seat[g] if ph == _P_ACT else -1
+                for s in range(4):
+                    if s == skip or (only >= 0 and s != only) or waits[g, s] >= 0:
+                        continue
+                    dt = drawn_tile[g, s]
+                    if (dt >= 0) != (ph == _P_ACT):
+                        continue
+                    for x in range(34):
+                        row[x] = hand[g, s, x]
+                    if dt >= 0:
+                        row[dt] -= 1
+                    waits[g, s] = waits_of(row, n_melds[g, s], suit_table, h)
             if ph == _P_CLAIM or ph == _P_ROB:
                 d = np.int64(played_by[g])
                 t = np.int64(tile_in_play[g])
@@ -1030,8 +989,7 @@ def step_kernel(
                 for k in range(1, 4):
                     s = (d + k) % 4
                     if drawn_tile[g, s] < 0:  # the usual case: winning tiles from the cache
-                        w = _seat_waits(g, s, hand, drawn_tile, n_melds, waits, suit_table, row, h)
-                        comp[k] = (w >> t) & 1
+                        comp[k] = (waits[g, s] >> t) & 1
                     else:
                         comp[k] = complete_with(hand[g, s], t, n_melds[g, s], suit_table, h)
                     if comp[k] and hu_state[g, s] == 0:
@@ -1092,13 +1050,7 @@ def step_kernel(
                     need[g] = False
                     break
                 # nobody can answer: the next seat draws, or the kong declarer replaces
-                if rob:
-                    ok = _draw(g, d, True, True, botzone, D)
-                else:
-                    ok = _draw(g, (d + 1) % 4, False, False, botzone, D)
-                if not ok:
-                    n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
-                    need[g] = False
+                pend[g] = _pending(d, True, True) if rob else _pending((d + 1) % 4, False, False)
                 continue
             if ph == _P_ACT or ph == _P_DISCARD:
                 c = current_seat[g]
@@ -1107,8 +1059,7 @@ def step_kernel(
                 if act:
                     dt = drawn_tile[g, c]
                     if dt >= 0:  # the drawn tile among the winning tiles of the rest
-                        w = _seat_waits(g, c, hand, drawn_tile, n_melds, waits, suit_table, row, h)
-                        cp = (w >> dt) & 1 != 0
+                        cp = (waits[g, c] >> dt) & 1 != 0
                     else:
                         cp = complete_with(hand[g, c], -1, n_melds[g, c], suit_table, h)
                     if cp:
@@ -1284,8 +1235,9 @@ def deal_kernel(
     §2, §4): clears the per-hand fields, sets dealer/wind/players, deals 13 tiles per seat
     (official: blocks of 13 from the front, the dealer first, then flower replacement from the
     back in deal order, each seat until clean; botzone: each seat's first 13 wall tiles) and
-    the dealer draws. Marks the games in ``need``; returns the number of ``ev`` rows (a deal
-    finding no tile, impossible with full walls)."""
+    the dealer's draw is left pending (:func:`kernel_carry`) for the masks pass of
+    :func:`step_kernel` that follows every deal. Marks the games in ``need``; returns 0 (the
+    number of ``ev`` rows: a hand ends in that masks pass, if ever a deal finds no tile)."""
     (
         meld_kind,
         meld_tile,
@@ -1323,25 +1275,7 @@ def deal_kernel(
         wall_back,
     ) = state_views(s8, s16, s32)
     need = output_views(o8, o32, o64)[4]
-    ev = output_views(o8, o32, o64)[9]
-    waits = wait_cache(o32, o64)
-    D = (
-        flower_count,
-        flowers,
-        phase,
-        current_seat,
-        tile_in_play,
-        played_by,
-        after_kong,
-        tiles_left,
-        hand,
-        drawn_tile,
-        wall,
-        wall_front,
-        wall_back,
-        waits,
-    )  # what _draw changes
-    n_ev = 0
+    waits, pend = kernel_carry(o32, o64)
     length = walls.shape[1]
     for i in range(games.shape[0]):
         g = games[i]
@@ -1416,9 +1350,6 @@ def deal_kernel(
             wall_back[g, 0] = back
         phase[g] = _P_ACT
         current_seat[g] = dl
-        _update_left(g, botzone, tiles_left, wall_front, wall_back)
-        if _draw(g, dl, False, False, botzone, D):
-            need[g] = True
-        else:
-            n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
-    return n_ev
+        pend[g] = _pending(dl, False, False)  # drawn by the masks pass (step_kernel)
+        need[g] = True
+    return 0
