@@ -5,7 +5,10 @@ Prints one JSON line per (path, policy, batch size) with ``batch``, ``policy``, 
 second), ``peak_rss_mb`` and the machine, versions and git commit. Policies (actions of the
 acting rows only, computed batched; their cost is inside the timing):
 
-* ``uniform``: a uniformly random legal action;
+* ``uniform``: a uniformly random legal action (the ``engine`` path plays it with
+  :meth:`mcr_env.engine.MCREngine.step_random`, the draws and actions of
+  :func:`mcr_env.engine.sampling.sample_legal_actions` fused with the step in one compiled
+  call; the other paths sample the env's masks);
 * ``greedy``: Hu whenever legal, any claim taken (Gang over Peng over Chi), and otherwise the
   discard leaving the lowest shanten (ties to the lowest tile;
   :func:`mcr_env.engine.greedy.greedy_actions`, one compiled call): realistic play that
@@ -149,12 +152,18 @@ def _warm_engine(batch, seconds, layout, seed, claim_round, policy):
     more step and returns the hands it ended."""
     eng = MCREngine(batch, RulesConfig(wall_layout=layout, claim_round=claim_round))
     eng.reset(seed=seed)
-    act = _policy(policy, np.random.default_rng(seed))
+    rng = np.random.default_rng(seed)
+    act = _policy(policy, rng)
+    uniform = policy == "uniform"
 
     def one_step() -> int:
-        eng.step(act(eng.legal_mask, eng.to_act, eng.state))
-        ended = int(eng.hand_over.sum())
-        if eng.terminated.any():
+        if uniform:  # == eng.step(random_legal_actions(eng.legal_mask, eng.to_act, rng))
+            eng.step_random(rng)
+        else:
+            eng.step(act(eng.legal_mask, eng.to_act, eng.state))
+        # (np.count_nonzero: a direct C call, a few times cheaper than .sum()/.any() at B=1)
+        ended = int(np.count_nonzero(eng.hand_over))
+        if ended and np.count_nonzero(eng.terminated):
             eng.reset(games=eng.terminated.copy())
         return ended
 
@@ -188,7 +197,7 @@ def bench_engine(
     t0 = time.perf_counter()
     c0 = time.process_time()
     while True:
-        decisions += int(eng.to_act.sum())
+        decisions += int(np.count_nonzero(eng.to_act))
         hands += one_step()
         steps += 1
         if steps % 16 == 0 and time.perf_counter() - t0 >= seconds:

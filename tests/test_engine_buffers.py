@@ -16,11 +16,13 @@ import pytest
 
 from mcr_env.engine import MCREngine
 from mcr_env.engine.kernels import (
+    RNG64,
     SCRATCH64,
     STATE_FIELDS,
     kernel_carry,
     output_buffers,
     output_views,
+    random_step_views,
     state_views,
 )
 from mcr_env.engine.state import GameState
@@ -73,14 +75,22 @@ def test_output_views_shapes():
     rewards, player_rewards, cand, ev = views[6:]
     assert rewards.shape == player_rewards.shape == (5, 4) and rewards.dtype == np.int32
     assert cand.shape == (20, 4) and ev.shape == (5, 4) and cand.dtype == np.int64
-    ends = [_ptr(v) + v.nbytes for v in views[:6]]
-    assert ends[-1] == _ptr(o8) + o8.nbytes  # the int8 buffer is exactly covered
-    # then the kernels' carry (wait cache, pending draws; none: -1), the kernel's scratch and
-    # the 3 counters
+    terminated, live, acts, rng = random_step_views(o8, o32, o64)
+    assert terminated.shape == live.shape == (5,) and terminated.dtype == live.dtype == np.bool_
+    assert acts.shape == (5, 4) and acts.dtype == np.int64 and rng.shape == (RNG64,)
+    # each view starts where the one before ends
+    seq = [*views[:6], terminated, live]
+    for prev, nxt in zip(seq, seq[1:]):
+        assert _ptr(prev) + prev.nbytes == _ptr(nxt)
+    assert _ptr(live) + live.nbytes == _ptr(o8) + o8.nbytes  # the int8 buffer is exactly covered
+    # then the kernels' carry (wait cache, pending draws; none: -1), acts, the bit generator,
+    # the kernel's scratch and the 3 counters
     waits, pend = kernel_carry(o32, o64)
-    assert waits.shape == (5, 4) and (waits == -1).all() and _ptr(waits) == _ptr(ev) + ev.nbytes
-    assert pend.shape == (5,) and (pend == -1).all() and _ptr(pend) == _ptr(waits) + waits.nbytes
-    assert _ptr(pend) + pend.nbytes + (SCRATCH64 + 3) * 8 == _ptr(o64) + o64.nbytes
+    assert waits.shape == (5, 4) and (waits == -1).all()
+    assert pend.shape == (5,) and (pend == -1).all()
+    for prev, nxt in zip((cand, ev, waits, pend, acts), (ev, waits, pend, acts, rng)):
+        assert _ptr(prev) + prev.nbytes == _ptr(nxt)
+    assert _ptr(rng) + rng.nbytes + (SCRATCH64 + 3) * 8 == _ptr(o64) + o64.nbytes
 
 
 def test_engine_outputs_are_buffer_views_and_load_state_needs_a_packed_state():
@@ -88,6 +98,7 @@ def test_engine_outputs_are_buffer_views_and_load_state_needs_a_packed_state():
     eng.reset(seed=1)
     o8 = eng._obufs[0]
     assert np.shares_memory(eng.legal_mask, o8) and np.shares_memory(eng.to_act, o8)
+    assert np.shares_memory(eng.terminated, o8)
     st = eng.state.copy()
     eng.load_state(st, copy=False)
     assert eng.state is st

@@ -73,11 +73,18 @@ from mcr_env.engine.actions import (
 from mcr_env.engine.config import RulesConfig
 from mcr_env.engine.kernels import (
     SUIT_TABLE,
+    clear_games_kernel,
     deal_kernel,
+    exhaustive_kernel,
+    hands_ended_kernel,
     output_buffers,
     output_views,
+    random_step_views,
     step_kernel,
+    step_live_kernel,
+    step_random_kernel,
 )
+from mcr_env.engine.sampling import generator_pointers
 from mcr_env.engine.state import (
     EndReason,
     GameState,
@@ -87,6 +94,8 @@ from mcr_env.engine.state import (
 from mcr_env.engine.walls import check_walls, seeded_walls
 
 HANDS_PER_MATCH = 16
+
+_ALL_GAMES = np.zeros(0, dtype=bool)  # step(games=None): no selection (step_live_kernel)
 
 # plain ints of the enums, for the hot paths
 _A_ANGANG = int(ActionKind.ANGANG)
@@ -308,11 +317,18 @@ class MCREngine:
         # complete hands decided by the compiled 8-point bound (legal, not legal) or left to
         # the exact scorer (hu_decisions): the last three entries of the int64 output buffer
         self._hu_stats = self._obufs[2][-3:]
-        self.terminated = np.ones(b, dtype=bool)
+        # terminated (B,) bool is an output view too; the games, actions and bit generator
+        # of a step_random call live in the output buffers (so that call passes no more)
+        self.terminated, self._live, self._acts, self._rng_slots = random_step_views(*self._obufs)
+        self.terminated[:] = True
+        self._rng: np.random.Generator | None = None  # the Generator in _rng_slots
         self.table_points = np.zeros((b, 4), dtype=np.float32)
         self.last_hand_result: list[HandResult | None] = [None] * b
         self._raise = config.illegal_action == "raise"
         self._no_acts = np.zeros((b, 4), dtype=np.int64)  # the actions of a masks-only pass
+        # single-hand deals: dealer seat 0 (and East) and players 0..3 at seats 0..3 (read only)
+        self._zeros = np.zeros(b, dtype=np.int64)
+        self._seat_players = np.ascontiguousarray(np.tile(np.arange(4, dtype=np.int64), (b, 1)))
         # root seed of each game (walls derive from it, the game index and the episode counter);
         # set per game so that a partial reset with a seed never reseeds the other games
         self._root_seeds = np.zeros(b, dtype=np.uint64)
@@ -418,12 +434,10 @@ class MCREngine:
                 arr2 = check_walls(arr, self.config.wall_layout)
                 explicit = self._rows_for(arr2, g, "walls")
         self._started = True
-        self.rewards[g] = 0
-        self.player_rewards[g] = 0
-        self.hand_over[g] = False
-        self.terminated[g] = False
+        # rewards, player_rewards, match_scores, hand_over, terminated, to_act, legal_mask and
+        # the Hu states of the reset games, in one call
+        clear_games_kernel(g, *self._bufs, *self._obufs)
         self.table_points[g] = 0
-        self.state.match_scores[g] = 0
         for i in g.tolist():
             self.last_hand_result[i] = None
         # Hu scorings cached for the previous hands of the reset games are stale
@@ -432,9 +446,6 @@ class MCREngine:
                 self._hu = {}
             else:
                 self._hu = {k: v for k, v in self._hu.items() if not sel[k[0]]}
-        self.legal_mask[g] = False
-        self.to_act[g] = False
-        self._hu_state[g] = 0
         self._deal(g, np.zeros(len(g), dtype=np.int64), explicit, winds)
         self._build_masks()
 
@@ -462,38 +473,23 @@ class MCREngine:
         n = len(g)
         if n == 0:
             return
-        if walls is None:
-            walls = np.empty((n, self._wall_len), dtype=np.int8)
-            need = np.ones(n, dtype=bool)
-            if self._match and self._match_walls is not None:
-                pre = self._match_walls[g, hand_numbers]
-                have = pre[:, 0] >= 0
-                walls[have] = pre[have]
-                need = ~have
-            if need.any():
-                gn = g[need]
-                roots = self._root_seeds[gn]
-                hn = hand_numbers[need]
-                layout, first = self.config.wall_layout, self.first_game
-                if (roots == roots[0]).all():  # one root seed in all usual cases
-                    wn = seeded_walls(layout, int(roots[0]), gn + first, self._episode[gn], hn)
-                else:
-                    wn = np.empty((len(gn), self._wall_len), dtype=np.int8)
-                    for root in np.unique(roots).tolist():
-                        m = roots == root
-                        wn[m] = seeded_walls(
-                            layout, int(root), gn[m] + first, self._episode[gn[m]], hn[m]
-                        )
-                walls[need] = wn
         hand_numbers = np.asarray(hand_numbers, dtype=np.int64)
+        if walls is None:
+            if self._match and self._match_walls is not None:
+                walls = self._match_walls[g, hand_numbers]  # explicit per-hand walls, or -1
+                need = walls[:, 0] < 0
+                if need.any():
+                    walls[need] = self._seeded_walls(g[need], hand_numbers[need])
+            else:
+                walls = self._seeded_walls(g, hand_numbers)
         if self._match:
             dealers = _MATCH_DEALER[hand_numbers]
             winds = _MATCH_WIND[hand_numbers]
             players = _MATCH_PLAYERS[hand_numbers]
         else:
-            dealers = np.zeros(n, dtype=np.int64)
+            dealers = self._zeros[:n]
             winds = dealers if winds is None else winds
-            players = np.broadcast_to(np.arange(4, dtype=np.int64), (n, 4))
+            players = self._seat_players[:n]
         n_ev = deal_kernel(
             np.asarray(g, dtype=np.int64),
             np.ascontiguousarray(walls, dtype=np.int8),
@@ -507,6 +503,21 @@ class MCREngine:
         )
         if n_ev:  # impossible with 144/136 tiles, kept for safety
             self._end_exhaustive(self._ev[:n_ev, 0].copy())
+
+    def _seeded_walls(self, g: np.ndarray, hand_numbers: np.ndarray) -> np.ndarray:
+        """``(n, L) int8`` seeded walls of hand ``hand_numbers`` of games ``g`` (from each
+        game's root seed, index ``first_game + g`` and episode counter)."""
+        roots = self._root_seeds[g]
+        layout, first = self.config.wall_layout, self.first_game
+        if len(g) == 1 or (roots == roots[0]).all():  # one root seed in all usual cases
+            return seeded_walls(layout, int(roots[0]), g + first, self._episode[g], hand_numbers)
+        out = np.empty((len(g), self._wall_len), dtype=np.int8)
+        for root in np.unique(roots).tolist():
+            m = roots == root
+            out[m] = seeded_walls(
+                layout, int(root), g[m] + first, self._episode[g[m]], hand_numbers[m]
+            )
+        return out
 
     # ------------------------------------------------------------------ step
     def step(self, actions, games=None) -> None:
@@ -528,24 +539,28 @@ class MCREngine:
         if not self._started:
             raise RuntimeError("call reset() before step()")
         b = self.batch_size
-        acts = np.asarray(actions)
+        acts = actions if type(actions) is np.ndarray else np.asarray(actions)
         if acts.shape != (b, 4):
             raise ValueError(f"actions must have shape (B, 4) = ({b}, 4), got {acts.shape}")
-        if acts.dtype != np.int64:
+        if acts.dtype.type is not np.int64:
             if acts.dtype == bool or not np.issubdtype(acts.dtype, np.integer):
                 raise TypeError(f"actions must be integer action ids, got dtype {acts.dtype}")
             acts = acts.astype(np.int64)
-        live = ~self.terminated
+        if not acts.flags.c_contiguous:
+            acts = np.ascontiguousarray(acts)
         partial = games is not None
         if partial:
             active = np.asarray(games)
             if active.dtype != bool or active.shape != (b,):
                 raise ValueError(f"games must be a (B,) = ({b},) bool array")
-            live &= active
-        status, n_ev, n_cand, n_bad = step_kernel(
-            False,
-            acts if acts.flags.c_contiguous else np.ascontiguousarray(acts),
-            live,
+            if not active.flags.c_contiguous:
+                active = np.ascontiguousarray(active)
+        else:
+            active = _ALL_GAMES
+        # the kernel sets live = ~terminated (& games) in the output buffer
+        status, n_ev, n_cand, n_bad = step_live_kernel(
+            acts,
+            active,
             self._raise,
             self._ask_all,
             self._botzone,
@@ -553,6 +568,7 @@ class MCREngine:
             *self._bufs,
             *self._obufs,
         )
+        live = self._live
         if status < 0:
             gi, si = (int(x[0]) for x in np.nonzero(self._illegal))
             a = int(acts[gi, si])
@@ -566,8 +582,54 @@ class MCREngine:
             self._hu = {k: v for k, v in hu_cache.items() if not live[k[0]]}
         elif hu_cache:
             self._hu = {}
-        if not (n_ev or n_cand or n_bad):
-            return  # the usual step: masks were built by the kernel
+        if n_ev or n_cand or n_bad:  # else the usual step: masks were built by the kernel
+            self._finish_step(n_ev, n_cand, n_bad, hu_cache)
+
+    def step_random(self, rng: np.random.Generator) -> int:
+        """Play a uniformly random legal action for every acting seat of every live game, in
+        one compiled call (random play: benchmarks, random opponents, tests).
+
+        The same draws from ``rng``, the same actions and the same resulting state as
+        ``step(sample_legal_actions(legal_mask, rng, to_act))``
+        (:func:`mcr_env.engine.sampling.sample_legal_actions`: over the acting seats in
+        (game, seat) order, a seat with ``c`` legal actions takes its ``(c - 1 - r)``-th
+        legal action, ``r`` drawn as ``rng.integers(0, c)``; nothing is drawn for ``c = 1``),
+        so a seeded ``rng`` replays the same games and either call can follow the other. The
+        draws are made in compiled code straight from ``rng.bit_generator`` (the Generator's
+        lock is not taken: do not use ``rng`` from another thread meanwhile); the engine keeps
+        a reference to the last ``rng`` given. Every live game advances (no ``games=``).
+
+        Args:
+            rng: a ``numpy.random.Generator``.
+
+        Returns:
+            The number of seats that acted (decisions taken), an int.
+
+        Raises:
+            RuntimeError: ``step_random`` before ``reset``.
+            TypeError: ``rng`` is not a ``numpy.random.Generator``.
+        """
+        if not self._started:
+            raise RuntimeError("call reset() before step_random()")
+        if rng is not self._rng:
+            self._rng_slots[:] = generator_pointers(rng)
+            self._rng = rng
+        status, n_ev, n_cand, n_bad, n = step_random_kernel(
+            self._ask_all, self._botzone, SUIT_TABLE, *self._bufs, *self._obufs
+        )
+        if status < 0:
+            raise RuntimeError("engine invariant: an acting seat has no legal action")
+        hu_cache = self._hu
+        if hu_cache:
+            self._hu = {}
+        if n_ev or n_cand or n_bad:
+            self._finish_step(n_ev, n_cand, n_bad, hu_cache)
+        return n
+
+    def _finish_step(self, n_ev: int, n_cand: int, n_bad: int, hu_cache: dict) -> None:
+        """After a step kernel call that ended hands (``n_ev`` events), listed hands to score
+        (``n_cand``) or found illegal actions to penalize (``n_bad``): settle, score and build
+        the remaining masks (``hu_cache``: the scores of the masks the actions came from)."""
         if n_bad:  # penalize (the kernel left these games out)
             penal = np.nonzero(self._illegal.any(axis=1))[0]
             self._apply_penalties(penal, self._illegal[penal])
@@ -712,13 +774,12 @@ class MCREngine:
         """Games ``ended`` finished a hand: single hand -> terminated; match -> the next hand
         is dealt (masks built by the caller's loop) or, after hand 16, terminated with table
         points."""
-        ended = np.asarray(ended, dtype=np.int64)
-        st = self.state
-        self.legal_mask[ended] = False
-        self.to_act[ended] = False
+        ended = np.ascontiguousarray(ended, dtype=np.int64)
+        # masks and to_act cleared (and, single hand, terminated set) in one call
+        hands_ended_kernel(ended, not self._match, *self._bufs, *self._obufs)
         if not self._match:
-            self.terminated[ended] = True
             return
+        st = self.state
         last = st.hand_number[ended] >= HANDS_PER_MATCH - 1
         done = ended[last]
         if done.size:
@@ -791,17 +852,13 @@ class MCREngine:
 
     def _end_exhaustive(self, g) -> None:
         """Games ``g`` end without a winner (the arrays of :meth:`_record_end` set at once)."""
-        g = np.asarray(g, dtype=np.int64)
+        g = np.ascontiguousarray(g, dtype=np.int64)
         if g.size == 0:
             return
         st = self.state
-        st.phase[g] = _P_OVER
-        st.end_reason[g] = EndReason.EXHAUSTIVE
-        st.winner[g] = -1
-        st.win_from[g] = -1
-        self.rewards[g] = 0
-        self.player_rewards[g] = 0  # players of a hand are a permutation of 0..3
-        self.hand_over[g] = True  # (match scores: + 0)
+        # phase OVER, end reason EXHAUSTIVE, no winner or payer, zero (player) rewards,
+        # hand_over set (match scores: + 0) in one call
+        exhaustive_kernel(g, *self._bufs, *self._obufs)
         numbers = st.hand_number[g].tolist()
         players = st.player_at_seat[g]
         for i, gi in enumerate(g.tolist()):

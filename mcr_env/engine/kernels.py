@@ -46,6 +46,8 @@ from mcr_env.engine.actions import (
     PLAY_OFFSET,
     ActionKind,
 )
+from mcr_env.engine.intrinsics import carve as _carve
+from mcr_env.engine.sampling import draw_row
 from mcr_env.engine.state import (
     BOTZONE_SEGMENT,
     DISCARD_CAPACITY,
@@ -438,40 +440,41 @@ def state_views(s8, s16, s32):
     """The :class:`GameState` fields (:data:`STATE_FIELDS` order) as views of the state's
     three buffers (:data:`mcr_env.engine.state.FIELD_LAYOUT`; B = ``len(s32) // 4``)."""
     b = s32.shape[0] // 4
-    meld_kind = s8[0 : b * 16].reshape((b, 4, 4))
-    meld_tile = s8[b * 16 : b * 32].reshape((b, 4, 4))
-    meld_from = s8[b * 32 : b * 48].reshape((b, 4, 4))
-    meld_claimed = s8[b * 48 : b * 64].reshape((b, 4, 4))
-    meld_added = s8[b * 64 : b * 80].view(np.bool_).reshape((b, 4, 4))
-    n_melds = s8[b * 80 : b * 84].reshape((b, 4))
-    discards = s8[b * 84 : b * 276].reshape((b, 4, 48))
-    discard_claimed = s8[b * 276 : b * 468].view(np.bool_).reshape((b, 4, 48))
-    discard_order = s16[0 : b * 192].reshape((b, 4, 48))
-    n_discards = s8[b * 468 : b * 472].reshape((b, 4))
-    total_discards = s16[b * 192 : b * 193]
-    visible_count = s8[b * 472 : b * 506].reshape((b, 34))
-    flower_count = s8[b * 506 : b * 510].reshape((b, 4))
-    flowers = s8[b * 510 : b * 542].view(np.bool_).reshape((b, 4, 8))
-    phase = s8[b * 542 : b * 543]
-    current_seat = s8[b * 543 : b * 544]
-    tile_in_play = s8[b * 544 : b * 545]
-    played_by = s8[b * 545 : b * 546]
-    after_kong = s8[b * 546 : b * 547].view(np.bool_)
-    tiles_left = s16[b * 193 : b * 197].reshape((b, 4))
-    dealer = s8[b * 547 : b * 548]
-    prevalent_wind = s8[b * 548 : b * 549]
-    hand_number = s16[b * 197 : b * 198]
-    player_at_seat = s8[b * 549 : b * 553].reshape((b, 4))
-    match_scores = s32[0 : b * 4].reshape((b, 4))
-    winner = s8[b * 553 : b * 554]
-    win_from = s8[b * 554 : b * 555]
-    end_reason = s8[b * 555 : b * 556]
-    hand = s8[b * 556 : b * 692].reshape((b, 4, 34))
-    drawn_tile = s8[b * 692 : b * 696].reshape((b, 4))
-    angang_tile = s8[b * 696 : b * 712].reshape((b, 4, 4))
-    wall = s8[b * 712 : b * 856].reshape((b, 144))
-    wall_front = s16[b * 198 : b * 202].reshape((b, 4))
-    wall_back = s16[b * 202 : b * 206].reshape((b, 4))
+    b8 = s8.view(np.bool_)
+    meld_kind = _carve(s8, 0, (b, 4, 4))
+    meld_tile = _carve(s8, b * 16, (b, 4, 4))
+    meld_from = _carve(s8, b * 32, (b, 4, 4))
+    meld_claimed = _carve(s8, b * 48, (b, 4, 4))
+    meld_added = _carve(b8, b * 64, (b, 4, 4))
+    n_melds = _carve(s8, b * 80, (b, 4))
+    discards = _carve(s8, b * 84, (b, 4, 48))
+    discard_claimed = _carve(b8, b * 276, (b, 4, 48))
+    discard_order = _carve(s16, 0, (b, 4, 48))
+    n_discards = _carve(s8, b * 468, (b, 4))
+    total_discards = _carve(s16, b * 192, (b,))
+    visible_count = _carve(s8, b * 472, (b, 34))
+    flower_count = _carve(s8, b * 506, (b, 4))
+    flowers = _carve(b8, b * 510, (b, 4, 8))
+    phase = _carve(s8, b * 542, (b,))
+    current_seat = _carve(s8, b * 543, (b,))
+    tile_in_play = _carve(s8, b * 544, (b,))
+    played_by = _carve(s8, b * 545, (b,))
+    after_kong = _carve(b8, b * 546, (b,))
+    tiles_left = _carve(s16, b * 193, (b, 4))
+    dealer = _carve(s8, b * 547, (b,))
+    prevalent_wind = _carve(s8, b * 548, (b,))
+    hand_number = _carve(s16, b * 197, (b,))
+    player_at_seat = _carve(s8, b * 549, (b, 4))
+    match_scores = _carve(s32, 0, (b, 4))
+    winner = _carve(s8, b * 553, (b,))
+    win_from = _carve(s8, b * 554, (b,))
+    end_reason = _carve(s8, b * 555, (b,))
+    hand = _carve(s8, b * 556, (b, 4, 34))
+    drawn_tile = _carve(s8, b * 692, (b, 4))
+    angang_tile = _carve(s8, b * 696, (b, 4, 4))
+    wall = _carve(s8, b * 712, (b, 144))
+    wall_front = _carve(s16, b * 198, (b, 4))
+    wall_back = _carve(s16, b * 202, (b, 4))
     return (
         meld_kind,
         meld_tile,
@@ -510,22 +513,28 @@ def state_views(s8, s16, s32):
     )
 
 
-OUT8 = 4 + 4 * NUM_ACTIONS + 1 + 4 + 1 + 4
+OUT8 = 4 + 4 * NUM_ACTIONS + 1 + 4 + 1 + 4 + 1 + 1
 """int8 elements per game of the engine's output buffer ``o8``: to_act (4), legal_mask
-(4 x 235), hand_over, illegal (4), need, hu_state (4)."""
+(4 x 235), hand_over, illegal (4), need, hu_state (4) (:func:`output_views`), then
+terminated, live (:func:`random_step_views`)."""
 
 
 SCRATCH64 = 84
 """int64 scratch elements of :func:`step_kernel` in the output buffer ``o64``."""
 
+RNG64 = 2
+"""int64 elements of ``o64`` holding the bit generator of :func:`step_random_kernel`
+(``next_uint32`` address, state address: :func:`mcr_env.engine.sampling.generator_pointers`)."""
+
 
 def output_buffers(b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Output buffers of an engine of ``b`` games: ``o8 (b * OUT8,) int8``, ``o32 (8b,)
-    int32`` (rewards, player_rewards), ``o64 (25b + SCRATCH64 + 3,) int64`` (cand (4b, 4),
-    ev (b, 4), what the kernels carry between calls (:func:`kernel_carry`: the wait cache
-    (b, 4) and the pending draws (b,), all -1), the kernel's scratch, then the three
-    ``hu_stats`` counters); zeroed but the carry; :func:`output_views` splits them."""
-    o64 = np.zeros(25 * b + SCRATCH64 + 3, dtype=np.int64)
+    int32`` (rewards, player_rewards), ``o64 (29b + RNG64 + SCRATCH64 + 3,) int64`` (cand
+    (4b, 4), ev (b, 4), what the kernels carry between calls (:func:`kernel_carry`: the wait
+    cache (b, 4) and the pending draws (b,), all -1), acts (b, 4), the two bit generator
+    pointers, the kernel's scratch, then the three ``hu_stats`` counters); zeroed but the
+    carry; :func:`output_views` and :func:`random_step_views` split them."""
+    o64 = np.zeros(29 * b + RNG64 + SCRATCH64 + 3, dtype=np.int64)
     o64[20 * b : 25 * b] = -1
     return (np.zeros(b * OUT8, dtype=np.int8), np.zeros(8 * b, dtype=np.int32), o64)
 
@@ -570,17 +579,32 @@ def output_views(o8, o32, o64):
     int8``, ``rewards (B, 4) int32``, ``player_rewards (B, 4) int32``, ``cand (4B, 4) int64``,
     ``ev (B, 4) int64`` (B = ``len(o32) // 8``)."""
     b = o32.shape[0] // 8
-    to_act = o8[0 : b * 4].view(np.bool_).reshape((b, 4))
-    legal_mask = o8[b * 4 : b * 944].view(np.bool_).reshape((b, 4, 235))
-    hand_over = o8[b * 944 : b * 945].view(np.bool_)
-    illegal = o8[b * 945 : b * 949].view(np.bool_).reshape((b, 4))
-    need = o8[b * 949 : b * 950].view(np.bool_)
-    hu_state = o8[b * 950 : b * 954].reshape((b, 4))
-    rewards = o32[0 : b * 4].reshape((b, 4))
-    player_rewards = o32[b * 4 : b * 8].reshape((b, 4))
-    cand = o64[0 : b * 16].reshape((4 * b, 4))
-    ev = o64[b * 16 : b * 20].reshape((b, 4))
+    b8 = o8.view(np.bool_)
+    to_act = _carve(b8, 0, (b, 4))
+    legal_mask = _carve(b8, b * 4, (b, 4, 235))
+    hand_over = _carve(b8, b * 944, (b,))
+    illegal = _carve(b8, b * 945, (b, 4))
+    need = _carve(b8, b * 949, (b,))
+    hu_state = _carve(o8, b * 950, (b, 4))
+    rewards = _carve(o32, 0, (b, 4))
+    player_rewards = _carve(o32, b * 4, (b, 4))
+    cand = _carve(o64, 0, (4 * b, 4))
+    ev = _carve(o64, b * 16, (b, 4))
     return to_act, legal_mask, hand_over, illegal, need, hu_state, rewards, player_rewards, cand, ev
+
+
+@njit(cache=True, nogil=True, inline="always")
+def random_step_views(o8, o32, o64):
+    """The rest of the output buffers: ``terminated (B,) bool`` (the engine's output),
+    ``live (B,) bool`` and ``acts (B, 4) int64`` (the games and actions of a
+    :func:`step_random_kernel` call), ``rng (2,) int64`` (its bit generator)."""
+    b = o32.shape[0] // 8
+    b8 = o8.view(np.bool_)
+    terminated = _carve(b8, b * 954, (b,))
+    live = _carve(b8, b * 955, (b,))
+    acts = _carve(o64, b * 25, (b, 4))
+    rng = _carve(o64, b * 29, (RNG64,))
+    return terminated, live, acts, rng
 
 
 @njit(cache=True, nogil=True)
@@ -1079,6 +1103,123 @@ def step_kernel(
                     hu_state[g, s] = 0
             need[g] = False
     return 0, n_ev, n_cand, n_bad
+
+
+@njit(cache=True, nogil=True)
+def clear_games_kernel(games, s8, s16, s32, o8, o32, o64):
+    """The outputs of the games ``games (n,) int64`` that ``MCREngine.reset`` starts again:
+    ``rewards``, ``player_rewards``, ``match_scores`` and ``hu_state`` zero, ``hand_over``,
+    ``terminated``, ``to_act`` and ``legal_mask`` False (the deal sets the state fields)."""
+    match_scores = state_views(s8, s16, s32)[24]
+    (to_act, legal_mask, hand_over, _il, _nd, hu_state, rewards, player_rewards) = output_views(
+        o8, o32, o64
+    )[:8]
+    terminated = random_step_views(o8, o32, o64)[0]
+    for i in range(games.shape[0]):
+        g = games[i]
+        hand_over[g] = False
+        terminated[g] = False
+        for s in range(4):
+            rewards[g, s] = 0
+            player_rewards[g, s] = 0
+            match_scores[g, s] = 0
+            hu_state[g, s] = 0
+            to_act[g, s] = False
+            legal_mask[g, s, :] = False
+
+
+@njit(cache=True, nogil=True)
+def exhaustive_kernel(games, s8, s16, s32, o8, o32, o64):
+    """Games ``games (n,) int64`` end in an exhaustive draw (docs/rules.md §3): phase OVER,
+    end reason EXHAUSTIVE, winner and payer -1, rewards and player rewards zero (nobody pays),
+    ``hand_over`` set. The engine records the hand results."""
+    views = state_views(s8, s16, s32)
+    phase, winner, win_from, end_reason = views[14], views[25], views[26], views[27]
+    outs = output_views(o8, o32, o64)
+    hand_over, rewards, player_rewards = outs[2], outs[6], outs[7]
+    for i in range(games.shape[0]):
+        g = games[i]
+        phase[g] = _P_OVER
+        end_reason[g] = _E_EXHAUSTIVE
+        winner[g] = -1
+        win_from[g] = -1
+        hand_over[g] = True
+        for s in range(4):
+            rewards[g, s] = 0
+            player_rewards[g, s] = 0
+
+
+@njit(cache=True, nogil=True)
+def hands_ended_kernel(games, single, s8, s16, s32, o8, o32, o64):
+    """Games ``games (n,) int64`` finished a hand: their legal masks and ``to_act`` cleared;
+    ``single`` (single-hand mode): ``terminated`` set too."""
+    to_act, legal_mask = output_views(o8, o32, o64)[:2]
+    terminated = random_step_views(o8, o32, o64)[0]
+    for i in range(games.shape[0]):
+        g = games[i]
+        if single:
+            terminated[g] = True
+        for s in range(4):
+            to_act[g, s] = False
+            legal_mask[g, s, :] = False
+
+
+@njit(cache=True, nogil=True)
+def step_live_kernel(
+    acts, games, raise_illegal, ask_all, botzone, suit_table, s8, s16, s32, o8, o32, o64
+):
+    """:func:`step_kernel` (``masks_only`` False) over the games not terminated and, when
+    ``games`` has B entries, selected by it (``games`` empty: all of them): ``live`` (the
+    :func:`random_step_views` row) is set here, so :meth:`MCREngine.step` makes no array
+    of its own. Arguments and returns as :func:`step_kernel`."""
+    terminated, live = random_step_views(o8, o32, o64)[:2]
+    b = live.shape[0]
+    sel = games.shape[0] == b
+    for g in range(b):
+        live[g] = not terminated[g] and (not sel or games[g])
+    return step_kernel(
+        False, acts, live, raise_illegal, ask_all, botzone, suit_table, s8, s16, s32, o8, o32, o64
+    )
+
+
+@njit(cache=True, nogil=True)
+def step_random_kernel(ask_all, botzone, suit_table, s8, s16, s32, o8, o32, o64):
+    """A uniformly random legal action for every acting seat, then :func:`step_kernel` over
+    the games not terminated: :meth:`mcr_env.engine.core.MCREngine.step_random` in one call.
+
+    The actions are drawn (:func:`mcr_env.engine.sampling.draw_row`) from the bit generator
+    in the ``rng`` slots of ``o64`` (:func:`random_step_views`), over the acting (game, seat)
+    rows in order, exactly as :func:`mcr_env.engine.sampling.sample_legal_actions` with
+    ``acting = to_act`` draws them, into ``acts``; ``live`` is set to ``~terminated``.
+    Arguments as :func:`step_kernel` (its ``masks_only`` and ``raise_illegal`` False).
+
+    Returns:
+        ``(status, events, candidates, illegal seats, decisions)`` (:func:`step_kernel`'s
+        four, then the number of seats that acted); status -2: an acting seat without a
+        legal action (an engine invariant broken; nothing changed).
+    """
+    to_act, legal_mask = output_views(o8, o32, o64)[:2]
+    terminated, live, acts, rng = random_step_views(o8, o32, o64)
+    b = live.shape[0]
+    fn = rng[0]
+    state = rng[1]
+    lm = legal_mask.view(np.uint8)
+    n = 0
+    for g in range(b):
+        for s in range(4):
+            a = 0
+            if to_act[g, s]:
+                a = draw_row(lm[g, s], fn, state)
+                if a < 0:
+                    return -2, 0, 0, 0, n
+                n += 1
+            acts[g, s] = a
+    for g in range(b):
+        live[g] = not terminated[g]
+    status, n_ev, n_cand, n_bad = step_kernel(
+        False, acts, live, False, ask_all, botzone, suit_table, s8, s16, s32, o8, o32, o64
+    )
+    return status, n_ev, n_cand, n_bad, n
 
 
 # ----------------------------------------------------------------------------- masks

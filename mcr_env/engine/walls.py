@@ -75,7 +75,7 @@ def seeded_walls(
     """
     tiles = layout_tiles(layout)
     root = np.uint64(int(root_seed) % (1 << 64))
-    parts = [np.asarray(p).astype(np.int64).reshape(-1) for p in (games, episodes, hands)]
+    parts = [np.ascontiguousarray(p, dtype=np.int64).reshape(-1) for p in (games, episodes, hands)]
     out = np.empty((parts[0].shape[0], tiles.shape[0]), dtype=np.int8)
     _seeded_walls_kernel(tiles, root, parts[0], parts[1], parts[2], out)
     return out
