@@ -50,10 +50,6 @@ COMPAT36_DIR = "_compat36"
 class _Downgrade(ast.NodeTransformer):
     """The rewrites of :func:`downgrade_source` (module docstring's table)."""
 
-    def __init__(self, filename: str):
-        self.filename = filename
-        self.cache_names: set[str] = set()  # names bound by `from functools import cache`
-
     # -- __future__ and annotations -------------------------------------------------------
     def visit_ImportFrom(self, node: ast.ImportFrom):
         if node.module == "__future__":
@@ -73,11 +69,9 @@ class _Downgrade(ast.NodeTransformer):
             )
             for a in node.names:
                 if a.name == "cache":
-                    name = a.asname or "cache"
-                    self.cache_names.add(name)
                     out.append(
                         ast.Assign(
-                            targets=[ast.Name(id=name, ctx=ast.Store())],
+                            targets=[ast.Name(id=a.asname or "cache", ctx=ast.Store())],
                             value=_lru_cache_call(ast.Name(id="_lru_cache_py36", ctx=ast.Load())),
                         )
                     )
@@ -162,7 +156,7 @@ def downgrade_source(source: str, filename: str = "<source>") -> str:
         SyntaxError: ``source`` does not parse on this Python (the message names ``filename``).
     """
     tree = ast.parse(source, filename=filename)
-    tree = _Downgrade(filename).visit(tree)
+    tree = _Downgrade().visit(tree)
     ast.fix_missing_locations(tree)
     return ast.unparse(tree) + "\n"
 
