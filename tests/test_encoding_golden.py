@@ -114,6 +114,18 @@ def test_subsets_equal_rows_of_the_full_encoding(encoder_id):
     out = np.full((5, *enc.shape), 7.0, dtype=np.float32)
     enc.encode(STATES, np.arange(5), np.zeros(5, np.intp), out=out)
     np.testing.assert_array_equal(out, full[np.arange(5) * 4])
+    # a strided (not C-contiguous) out buffer, garbage on entry, for every dtype
+    for dt in enc.dtypes:
+        big = np.full((9, enc.num_channels, 2 * 34), 7, dtype=dt)
+        strided = big[::3, :, ::2]  # every third row, every other column
+        assert not strided.flags.c_contiguous
+        got = enc.encode(STATES, np.arange(3), np.full(3, 2, np.intp), out=strided)
+        assert got is strided
+        want = enc.encode(STATES, np.arange(3), np.full(3, 2, np.intp), out=np.empty_like(got))
+        if dt == np.float32:
+            np.testing.assert_array_equal(want, full[np.arange(3) * 4 + 2])
+        np.testing.assert_array_equal(strided, want)
+        assert (big[1::3] == 7).all() and (big[::3, :, 1::2] == 7).all()  # untouched
 
 
 if __name__ == "__main__":

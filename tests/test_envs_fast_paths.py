@@ -2,8 +2,8 @@
 single-learner envs (:func:`mcr_env.envs.common.random_opponent_actions`) equal the general
 path (each :class:`RandomPolicy` asked through :func:`call_policy` for its acting seats in
 ``np.nonzero`` order, with the same draws from the same generators), and reused observation
-buffers (:class:`mcr_env.envs.common.ObservationBuffers`) never overwrite an observation the
-caller still holds."""
+buffers (:class:`mcr_env.envs.common.ObservationBuffers`) never overwrite an observation or an
+action mask the caller still holds, and the compiled acting pairs equal ``np.nonzero``."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from mcr_env.envs.batch import MCRBatchEnv
 from mcr_env.envs.common import (
     ObservationBuffers,
     RandomPolicy,
+    acting_pairs,
     call_policy,
     random_opponent_actions,
 )
@@ -112,3 +113,33 @@ def test_batch_env_observations_held_stay_intact():
         for (o, g, s), st in zip(kept, states):
             want = env.encoder.encode(st, g, s) if observe == "packed" else env.encoder.encode(st)
             np.testing.assert_array_equal(o.reshape(want.shape), want)
+
+
+def test_acting_pairs_equal_nonzero():
+    rng = np.random.default_rng(7)
+    for b, p in ((1, 0.0), (1, 1.0), (3, 0.5), (64, 0.1), (257, 0.6)):
+        to_act = rng.random((b, 4)) < p
+        games, seats = acting_pairs(to_act)
+        want_g, want_s = np.nonzero(to_act)
+        assert games.dtype == want_g.dtype == np.int64 and seats.dtype == np.int64
+        np.testing.assert_array_equal(games, want_g)
+        np.testing.assert_array_equal(seats, want_s)
+
+
+def test_batch_env_masks_held_stay_intact():
+    """Action masks the caller keeps (reused mask buffers) still equal the engine's legal
+    masks of their step, while later steps hand out new masks."""
+    env = MCRBatchEnv(6, observe="packed", claim_round="all")
+    obs, _ = env.reset(seed=8)
+    rng = np.random.default_rng(9)
+    kept = []
+    for t in range(60):
+        assert obs["action_mask"].dtype == np.int8
+        np.testing.assert_array_equal(obs["action_mask"].view(bool), env.engine.legal_mask)
+        if t % 4 == 0:
+            kept.append((obs["action_mask"], env.engine.legal_mask.copy()))
+        a = sample_legal_actions(obs["action_mask"].view(bool), rng, obs["to_act"])
+        obs, *_ = env.step(a)
+    assert len({_ptr(m) for m, _ in kept}) == len(kept)  # held masks were never reused
+    for mask, want in kept:
+        np.testing.assert_array_equal(mask.view(bool), want)

@@ -85,90 +85,30 @@ _R_ROB = int(EndReason.ROB_KONG)
 _BOTZONE_SEGMENT = 34
 
 
-# Loops over the 34 columns of ``out`` run to ``out.shape[2]`` (a runtime bound, always 34):
-# with the compile-time constant LLVM unrolls them into scalar stores, with the runtime bound
-# it vectorizes them (about 3x faster, measured); every channel of a row is written once.
+# The row kernels view ``out`` as ``(N, C * 34)`` (``out`` must be C-contiguous: the Python
+# wrappers in :mod:`mcr_env.encoding.planes` guarantee it), zero the encoder's channels of a row
+# with one loop (while the row sits in L1) and then write only the non-zero values: dense,
+# vectorized loops for the thermometers, 34-wide runs for the broadcast channels that are not
+# zero, single stores for the one-hot and count channels. They index the arrays element by
+# element and take no per-row views (a view costs reference-count calls). Loops over the 34
+# columns run to ``w = out.shape[2]`` (a runtime bound, always 34): with the compile-time
+# constant LLVM unrolls them into scalar stores, with the runtime bound it vectorizes them.
 
 
-@njit(cache=True, nogil=True)
-def _thermometer(out, i, c, counts):
-    """Channels ``c .. c+3`` of row ``i``: ``counts (34,) >= k + 1`` for k = 0..3."""
+@njit(cache=True, nogil=True, inline="always")
+def _fill(flat, i, b, w, value):
+    """``flat[i, b:b + w] = value`` (one channel of a row: a broadcast value)."""
+    for t in range(w):
+        flat[i, b + t] = value
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _thermo(flat, i, b, w, counts, g, s):
+    """Channels ``k = 0..3`` from flat offset ``b`` of row ``i``: ``counts[g, s, t] > k``."""
     for k in range(4):
-        for t in range(out.shape[2]):
-            out[i, c + k, t] = 1.0 if counts[t] > k else 0.0
-
-
-@njit(cache=True, nogil=True)
-def _onehot(out, i, c, tile):
-    """Channel ``c`` of row ``i``: 1 at ``tile`` when ``0 <= tile < 34``, 0 elsewhere."""
-    for t in range(out.shape[2]):
-        out[i, c, t] = 0.0
-    if 0 <= tile < T:
-        out[i, c, tile] = 1.0
-
-
-@njit(cache=True, nogil=True)
-def _broadcast(out, i, c, value):
-    """Channel ``c`` of row ``i``: ``value`` in all 34 columns."""
-    for t in range(out.shape[2]):
-        out[i, c, t] = value
-
-
-@njit(cache=True, nogil=True)
-def _copy(out, i, c, values):
-    """Channels ``c ..`` of row ``i``: ``values (K, 34) float32``."""
-    for k in range(values.shape[0]):
-        for t in range(out.shape[2]):
-            out[i, c + k, t] = values[k, t]
-
-
-@njit(cache=True, nogil=True)
-def _own_kongs(angang_tile, g, s, own_kong):
-    """``own_kong (34,)``: concealed kongs of seat ``s`` in game ``g`` by tile."""
-    own_kong[:] = 0
-    for j in range(angang_tile.shape[2]):
-        t = angang_tile[g, s, j]
-        if 0 <= t < T:
-            own_kong[t] += 1
-
-
-@njit(cache=True, nogil=True)
-def _seat_tables(g, s, meld_kind, meld_tile, discards, n_discards, melds, disc, recent, n_angang):
-    """Per relative seat r of observer ``s`` in game ``g``: ``melds (12, 34)`` chows
-    containing each tile (rows 0-3), pungs (4-7), melded kongs (8-11); ``disc (4, 34)``
-    discards by tile; ``recent (4, 4)`` the (k+1)-th most recent discard (-1 none);
-    ``n_angang (4,)`` concealed kongs."""
-    melds[:] = 0.0
-    disc[:] = 0.0
-    for r in range(4):
-        a = (s + r) % 4
-        n = 0
-        for j in range(meld_kind.shape[2]):
-            k = meld_kind[g, a, j]
-            t = meld_tile[g, a, j]
-            if k == _ANGANG:
-                n += 1
-            if t < 0 or t >= T:
-                continue
-            if k == _CHI:  # the chow around middle tile t holds t - 1, t, t + 1
-                melds[r, t] += 1.0
-                if t >= 1:
-                    melds[r, t - 1] += 1.0
-                if t + 1 < T:
-                    melds[r, t + 1] += 1.0
-            elif k == _PENG:
-                melds[4 + r, t] += 1.0
-            elif k == _GANG:
-                melds[8 + r, t] += 1.0
-        n_angang[r] = n
-        for j in range(discards.shape[2]):
-            t = discards[g, a, j]
-            if 0 <= t < T:
-                disc[r, t] += 1.0
-        nd = n_discards[g, a]
-        for k in range(N_RECENT):
-            pos = nd - 1 - k
-            recent[r, k] = discards[g, a, pos] if pos >= 0 else -1
+        o = b + k * w
+        for t in range(w):
+            flat[i, o + t] = 1 if counts[g, s, t] > k else 0
 
 
 @njit(cache=True, nogil=True)
@@ -198,119 +138,194 @@ def planes_v0_rows(
     left_scale,
 ):
     """Write the 75 ``planes-v0`` channels (``out[:, 0:75]``) of the pairs ``games``,
-    ``seats`` ``(N,) intp`` (valid indices) into ``out (N, >= 75, 34)`` (float32, or uint8 for
-    the compact observations; any content on entry: channels 0..74 are overwritten). The
-    ``tiles_left`` channels hold ``tiles_left / left_scale`` (``TILES_LEFT_SCALE`` for float32,
-    1.0 for uint8: the count itself). The other arguments are the ``GameState`` fields of the
-    same names (public; private ones read at the observer's row only)."""
-    counts = np.zeros(T, dtype=np.int32)
-    own_kong = np.zeros(T, dtype=np.int32)
-    melds = np.zeros((12, T), dtype=np.float32)
-    disc = np.zeros((4, T), dtype=np.float32)
-    recent = np.zeros((4, N_RECENT), dtype=np.int64)
-    n_angang = np.zeros(4, dtype=np.int64)
-    for i in range(games.shape[0]):
+    ``seats`` ``(N,) intp`` (valid indices) into ``out (N, >= 75, 34)`` (C-contiguous;
+    float32, or uint8 for the compact observations; any content on entry: channels 0..74 are
+    overwritten). The ``tiles_left`` channels hold ``tiles_left / left_scale``
+    (``TILES_LEFT_SCALE`` for float32, 1.0 for uint8: the count itself). The other arguments
+    are the ``GameState`` fields of the same names (public; private ones read at the
+    observer's row only). A seat's discards are the first ``n_discards`` slots of its row of
+    ``discards`` (filled in order)."""
+    n_rows = games.shape[0]
+    w = out.shape[2]
+    flat = out.reshape(n_rows, out.shape[1] * w)
+    n_slots = meld_kind.shape[2]
+    n_kongs = angang_tile.shape[2]
+    cap = discards.shape[2]
+    for i in range(n_rows):
         g = games[i]
         s = seats[i]
-        _own_kongs(angang_tile, g, s, own_kong)
-        _seat_tables(
-            g, s, meld_kind, meld_tile, discards, n_discards, melds, disc, recent, n_angang
-        )
+        for j in range(PLANES_V0_CHANNELS * w):
+            flat[i, j] = 0
         # ---- private: own hand, drawn tile, own concealed kongs
-        _thermometer(out, i, _O_HAND, hand[g, s])
-        _onehot(out, i, _O_DRAWN, drawn_tile[g, s])
-        for t in range(out.shape[2]):
-            out[i, _O_OWN_ANGANG, t] = own_kong[t]
-        # ---- public, per relative seat r (absolute seat (s + r) % 4)
-        _copy(out, i, _O_CHI, melds)  # chi, peng, gang: consecutive
+        _thermo(flat, i, _O_HAND * w, w, hand, g, s)
+        d = drawn_tile[g, s]
+        if 0 <= d < T:
+            flat[i, _O_DRAWN * w + d] = 1
+        for j in range(n_kongs):
+            t = angang_tile[g, s, j]
+            if 0 <= t < T:
+                flat[i, _O_OWN_ANGANG * w + t] += 1
+        # ---- public, per relative seat r (absolute seat a = (s + r) % 4)
         for r in range(4):
-            _broadcast(out, i, _O_ANGANG_COUNT + r, n_angang[r])
-        _copy(out, i, _O_DISCARDS, disc)
-        for r in range(4):
-            for k in range(N_RECENT):
-                _onehot(out, i, _O_RECENT + N_RECENT * r + k, recent[r, k])
-        for r in range(4):
-            _broadcast(out, i, _O_FLOWERS + r, flower_count[g, (s + r) % 4])
-        # ---- unseen: 4 - own hand - visible - own concealed kongs (a won discard once)
-        for t in range(T):
-            counts[t] = 4 - hand[g, s, t] - visible_count[g, t] - 4 * own_kong[t]
+            a = (s + r) % 4
+            n_angang = 0
+            for j in range(n_slots):
+                k = meld_kind[g, a, j]
+                t = meld_tile[g, a, j]
+                if k == _ANGANG:
+                    n_angang += 1
+                if t < 0 or t >= T:
+                    continue
+                if k == _CHI:  # the chow around middle tile t holds t - 1, t, t + 1
+                    b = (_O_CHI + r) * w + t
+                    flat[i, b] += 1
+                    if t >= 1:
+                        flat[i, b - 1] += 1
+                    if t + 1 < T:
+                        flat[i, b + 1] += 1
+                elif k == _PENG:
+                    flat[i, (_O_PENG + r) * w + t] += 1
+                elif k == _GANG:
+                    flat[i, (_O_GANG + r) * w + t] += 1
+            if n_angang:
+                _fill(flat, i, (_O_ANGANG_COUNT + r) * w, w, n_angang)
+            nd = min(max(n_discards[g, a], 0), cap)
+            b = (_O_DISCARDS + r) * w
+            for j in range(nd):
+                t = discards[g, a, j]
+                if 0 <= t < T:
+                    flat[i, b + t] += 1
+            for k in range(min(N_RECENT, nd)):
+                t = discards[g, a, nd - 1 - k]
+                if 0 <= t < T:
+                    flat[i, (_O_RECENT + N_RECENT * r + k) * w + t] = 1
+            f = flower_count[g, a]
+            if f:
+                _fill(flat, i, (_O_FLOWERS + r) * w, w, f)
+            left = tiles_left[g, a]
+            if left:
+                _fill(flat, i, (_O_TILES_LEFT + r) * w, w, left / left_scale)  # out's dtype
+            if left <= 0:
+                _fill(flat, i, (_O_WALL_EMPTY + r) * w, w, 1)
+        # ---- unseen: 4 - own hand - visible - own concealed kongs (a won discard once): the
+        # thermometer of 4 - hand - visible for every tile, then the columns of the own kongs'
+        # tiles and of a won discard rewritten with their exact counts
         tip = tile_in_play[g]
         ph = phase[g]
         er = end_reason[g]
-        if ph == _P_OVER and (er == _R_DISCARD or er == _R_ROB) and winner[g] == s and tip >= 0:
-            counts[tip] += 1
-        _thermometer(out, i, _O_UNSEEN, counts)
+        won = ph == _P_OVER and (er == _R_DISCARD or er == _R_ROB) and winner[g] == s
+        for k in range(4):
+            o = (_O_UNSEEN + k) * w
+            for t in range(w):
+                flat[i, o + t] = 1 if hand[g, s, t] + visible_count[g, t] < 4 - k else 0
+        for j in range(-1, n_kongs):
+            t = tip if j < 0 else angang_tile[g, s, j]
+            if (j >= 0 or won) and 0 <= t < T:
+                c = 4 - hand[g, s, t] - visible_count[g, t] + (1 if won and t == tip else 0)
+                for m in range(n_kongs):
+                    if angang_tile[g, s, m] == t:
+                        c -= 4
+                for k in range(4):
+                    flat[i, (_O_UNSEEN + k) * w + t] = 1 if c > k else 0
         # ---- per game / per observer
-        _onehot(out, i, _O_TILE_IN_PLAY, tip)
+        if 0 <= tip < T:
+            flat[i, _O_TILE_IN_PLAY * w + tip] = 1
         pb = played_by[g]
-        r_played = (pb - s) % 4 if pb >= 0 else -1
+        if pb >= 0:
+            _fill(flat, i, (_O_PLAYED_BY + (pb - s) % 4) * w, w, 1)
         cur = current_seat[g]
-        r_current = (cur - s) % 4 if ph != _P_OVER and cur >= 0 else -1
-        for r in range(4):
-            _broadcast(out, i, _O_PLAYED_BY + r, 1.0 if r == r_played else 0.0)
-        for r in range(4):
-            _broadcast(out, i, _O_CURRENT + r, 1.0 if r == r_current else 0.0)
-        _onehot(out, i, _O_SEAT_WIND, 27 + (s - dealer[g]) % 4)
-        _onehot(out, i, _O_PREVALENT, 27 + prevalent_wind[g])
-        for r in range(4):
-            left = tiles_left[g, (s + r) % 4]
-            _broadcast(out, i, _O_TILES_LEFT + r, left / left_scale)  # rounded to out's dtype
-        for r in range(4):
-            _broadcast(out, i, _O_WALL_EMPTY + r, 1.0 if tiles_left[g, (s + r) % 4] <= 0 else 0.0)
-        for p in range(5):
-            _broadcast(out, i, _O_PHASE + p, 1.0 if p == ph else 0.0)
-        _broadcast(out, i, _O_AFTER_KONG, 1.0 if after_kong[g] else 0.0)
+        if ph != _P_OVER and cur >= 0:
+            _fill(flat, i, (_O_CURRENT + (cur - s) % 4) * w, w, 1)
+        flat[i, _O_SEAT_WIND * w + 27 + (s - dealer[g]) % 4] = 1
+        pw = 27 + prevalent_wind[g]
+        if 0 <= pw < T:
+            flat[i, _O_PREVALENT * w + pw] = 1
+        if 0 <= ph < 5:
+            _fill(flat, i, (_O_PHASE + ph) * w, w, 1)
+        if after_kong[g]:
+            _fill(flat, i, _O_AFTER_KONG * w, w, 1)
+
+
+@njit(cache=True, nogil=True)
+def _wall_counts(g, wall, wall_front, wall_back, counts):
+    """``counts (34,)``: undrawn tiles of game ``g``'s wall by kind (slots ``front <= slot <
+    back`` of their segment: one segment in the official layout, four of 34 slots in the
+    botzone layout, the last one running to the end of the wall)."""
+    counts[:] = 0
+    n_wall = wall.shape[1]
+    botzone = False
+    for k in range(1, wall_back.shape[1]):
+        if wall_back[g, k] > 0:
+            botzone = True
+    for seg in range(4 if botzone else 1):
+        lo = seg * _BOTZONE_SEGMENT if botzone else 0
+        hi = (seg + 1) * _BOTZONE_SEGMENT if botzone and seg < 3 else n_wall
+        for slot in range(max(lo, wall_front[g, seg]), min(hi, wall_back[g, seg])):
+            t = wall[g, slot]
+            if 0 <= t < T:
+                counts[t] += 1
+    return botzone
 
 
 @njit(cache=True, nogil=True)
 def oracle_rows(games, seats, out, c0, hand, angang_tile, wall, wall_front, wall_back):
     """Write the 23 oracle channels (``out[:, c0:c0 + 23]``: other hands, other concealed
     kongs, the undrawn wall, each seat's next front-of-wall tile) of the pairs ``games``,
-    ``seats`` ``(N,) intp``; reads hidden fields (``oracle-v0`` only)."""
+    ``seats`` ``(N,) intp`` into ``out`` (C-contiguous); reads hidden fields (``oracle-v0``
+    only). The wall counts are computed once per run of rows of the same game."""
+    n_rows = games.shape[0]
+    w = out.shape[2]
+    flat = out.reshape(n_rows, out.shape[1] * w)
     counts = np.zeros(T, dtype=np.int32)
     n_wall = wall.shape[1]
-    for i in range(games.shape[0]):
+    last_g = -1
+    botzone = False
+    for i in range(n_rows):
         g = games[i]
         s = seats[i]
-        botzone = False
-        for k in range(1, wall_back.shape[1]):
-            if wall_back[g, k] > 0:
-                botzone = True
+        for j in range(c0 * w, (c0 + ORACLE_CHANNELS) * w):
+            flat[i, j] = 0
+        if g != last_g:
+            botzone = _wall_counts(g, wall, wall_front, wall_back, counts)
+            last_g = g
         for r in range(1, 4):
             a = (s + r) % 4
-            _thermometer(out, i, c0 + _X_HANDS + 4 * (r - 1), hand[g, a])
-            _own_kongs(angang_tile, g, a, counts)
-            for t in range(out.shape[2]):
-                out[i, c0 + _X_ANGANG + r - 1, t] = counts[t]
-        counts[:] = 0
-        for slot in range(n_wall):
-            seg = min(slot // _BOTZONE_SEGMENT, 3) if botzone else 0
-            t = wall[g, slot]
-            if wall_front[g, seg] <= slot < wall_back[g, seg] and 0 <= t < T:
-                counts[t] += 1
-        _thermometer(out, i, c0 + _X_WALL, counts)
+            _thermo(flat, i, (c0 + _X_HANDS + 4 * (r - 1)) * w, w, hand, g, a)
+            for j in range(angang_tile.shape[2]):
+                t = angang_tile[g, a, j]
+                if 0 <= t < T:
+                    flat[i, (c0 + _X_ANGANG + r - 1) * w + t] += 1
+        for k in range(4):
+            o = (c0 + _X_WALL + k) * w
+            for t in range(w):
+                flat[i, o + t] = 1 if counts[t] > k else 0
         for r in range(4):
             seg = (s + r) % 4 if botzone else 0
             front = wall_front[g, seg]
-            tile = wall[g, min(front, n_wall - 1)] if front < wall_back[g, seg] else -1
-            _onehot(out, i, c0 + _X_NEXT + r, tile)
+            if front < wall_back[g, seg]:
+                t = wall[g, min(front, n_wall - 1)]
+                if 0 <= t < T:
+                    flat[i, (c0 + _X_NEXT + r) * w + t] = 1
 
 
 @njit(cache=True, nogil=True)
 def match_rows(games, seats, out, c0, hand_number, player_at_seat, match_scores):
     """Write the 20 match channels of ``planes-v1`` (``out[:, c0:c0 + 20]``: hand number in
     the match one-hot, running score of the player at each relative seat / 100 clipped to
-    +-20) of the pairs ``games``, ``seats`` ``(N,) intp``."""
+    +-20) of the pairs ``games``, ``seats`` ``(N,) intp`` into ``out`` (C-contiguous)."""
+    n_rows = games.shape[0]
+    w = out.shape[2]
+    flat = out.reshape(n_rows, out.shape[1] * w)
     scale = np.float32(SCORE_SCALE)
     clip = np.float32(SCORE_CLIP)
-    for i in range(games.shape[0]):
+    for i in range(n_rows):
         g = games[i]
         s = seats[i]
         for h in range(16):
-            _broadcast(out, i, c0 + _M_HAND + h, 1.0 if h == hand_number[g] else 0.0)
+            _fill(flat, i, (c0 + _M_HAND + h) * w, w, 1.0 if h == hand_number[g] else 0.0)
         for r in range(4):
             p = player_at_seat[g, (s + r) % 4]
             if p < 0:  # no player (empty state): numpy's index -1 wraps to the last player
                 p += match_scores.shape[1]
             v = np.float32(match_scores[g, p]) / scale
-            _broadcast(out, i, c0 + _M_SCORES + r, min(max(v, -clip), clip))
+            _fill(flat, i, (c0 + _M_SCORES + r) * w, w, min(max(v, -clip), clip))

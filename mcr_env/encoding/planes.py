@@ -557,7 +557,13 @@ class _PlanesEncoder(Encoder):
 
     def _fill_rows(self, st, games, seats, out, ctx: EncodeContext | None = None) -> None:
         """All channels of ``out (N, C, 34) float32`` for valid ``games``, ``seats`` ``(N,)
-        intp`` (no argument checks: :meth:`encode` does them)."""
+        intp`` (no argument checks: :meth:`encode` does them). The kernels write C-contiguous
+        arrays (rows viewed flat); another ``out`` is filled through a contiguous copy."""
+        if not out.flags.c_contiguous:
+            tmp = np.empty(out.shape, dtype=out.dtype)
+            self._fill_rows(st, games, seats, tmp, ctx)
+            out[...] = tmp
+            return
         _state_rows(st, games, seats, out)
         if self._rest is None:
             return

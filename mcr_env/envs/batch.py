@@ -40,9 +40,10 @@ from typing import Any
 import numpy as np
 
 from mcr_env.encoding import get_encoder
+from mcr_env.engine.actions import NUM_ACTIONS
 from mcr_env.engine.config import CLAIM_ROUNDS, RulesConfig
 from mcr_env.engine.core import MCREngine
-from mcr_env.envs.common import ObservationBuffers, encode_pairs, settlement_only
+from mcr_env.envs.common import ObservationBuffers, acting_pairs, encode_pairs, settlement_only
 from mcr_env.rewards import RewardFunction, make_reward
 
 AUTORESET_MODES = ("same_step", "next_step", "disabled")
@@ -169,8 +170,9 @@ class MCRBatchEnv:
             raise ValueError(f"encoder {self.encoder!r} writes float32 observations only")
         else:
             self.obs_dtype = np.dtype(np.float32)
-        # observations handed out
+        # observations and action masks handed out (reused once the caller drops them)
         self._buffers = ObservationBuffers(self.encoder.shape, dtype=self.obs_dtype)
+        self._mask_buffers = ObservationBuffers((4, NUM_ACTIONS), dtype=MASK_DTYPE)
         self._started = False
 
     # ------------------------------------------------------------------ observations
@@ -182,7 +184,9 @@ class MCRBatchEnv:
     def _obs(self) -> dict[str, np.ndarray]:
         eng = self.engine
         # int8 0/1 like every env API of the package (MASK_DTYPE); same bytes as the bool mask
-        out = {"action_mask": eng.legal_mask.view(MASK_DTYPE).copy(), "to_act": eng.to_act.copy()}
+        mask = self._mask_buffers.take(self.num_tables)
+        np.copyto(mask, eng.legal_mask.view(MASK_DTYPE))
+        out = {"action_mask": mask, "to_act": eng.to_act.copy()}
         b, c = self.num_tables, self.encoder.num_channels
         if self.observe_mode == "all":
             g, s = self._all_pairs
@@ -190,12 +194,12 @@ class MCRBatchEnv:
             out["observation"] = obs.reshape(b, 4, c, 34)
         elif self.observe_mode == "acting":
             obs = np.zeros((b, 4, c, 34), dtype=self.obs_dtype)
-            g, s = np.nonzero(eng.to_act)
+            g, s = acting_pairs(eng.to_act)
             if g.size:
                 obs[g, s] = encode_pairs(self.encoder, eng.state, g, s, dtype=self.obs_dtype)
             out["observation"] = obs
         elif self.observe_mode == "packed":
-            g, s = np.nonzero(eng.to_act)
+            g, s = acting_pairs(eng.to_act)
             out["observation"] = encode_pairs(self.encoder, eng.state, g, s, self._buffers)
             out["games"], out["seats"] = g, s
         return out
@@ -235,10 +239,13 @@ class MCRBatchEnv:
         terminated = eng.terminated.copy()
         if self._settlement_only and not hand_over.any():
             rewards = np.zeros((self.num_tables, 4), dtype=np.float32)  # no hand ended: 0
-        else:
+        elif pending.any():
             emit = np.repeat(~pending[:, None], 4, axis=1)  # (B, 4)
             rewards = self.reward_fn(settlement, hand_over, eng, emit)
             rewards = np.where(pending[:, None], np.float32(0.0), rewards).astype(np.float32)
+        else:  # nothing pending: every seat's reward is emitted as is (a float32 copy)
+            emit = np.ones((self.num_tables, 4), dtype=bool)
+            rewards = np.array(self.reward_fn(settlement, hand_over, eng, emit), dtype=np.float32)
         info: dict[str, Any] = {"settlement": settlement, "hand_over": hand_over}
         if self.config.match == "match":
             info["player_at_seat"] = eng.state.player_at_seat.copy()
@@ -260,7 +267,7 @@ class MCRBatchEnv:
         ``rows (n,)`` now (same-step autoreset: the last observation of their finished
         hands)."""
         g = np.repeat(rows, 4)
-        s = np.tile(np.arange(4), len(rows))
+        s = self._all_pairs[1][: 4 * len(rows)]  # 0, 1, 2, 3, 0, 1, ...
         final = encode_pairs(self.encoder, self.engine.state, g, s, dtype=self.obs_dtype)
         return final.reshape(len(rows), 4, *self.encoder.shape)
 

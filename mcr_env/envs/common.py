@@ -93,6 +93,29 @@ class ObservationBuffers:
         return np.empty((n, *self.tail), dtype=self.dtype)
 
 
+def acting_pairs(to_act: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.nonzero(to_act)`` of a ``(B, 4) bool`` array in one compiled pass: ``(games,
+    seats)``, two ``(N,) int64`` arrays in row-major (game-major) order."""
+    n = int(np.count_nonzero(to_act))
+    games = np.empty(n, dtype=np.int64)
+    seats = np.empty(n, dtype=np.int64)
+    if n:
+        _fill_pairs(to_act, games, seats)
+    return games, seats
+
+
+@njit(cache=True, nogil=True)
+def _fill_pairs(to_act, games, seats):
+    """``games``, ``seats``: the indices of the True entries of ``to_act (B, 4)``, in order."""
+    k = 0
+    for g in range(to_act.shape[0]):
+        for s in range(to_act.shape[1]):
+            if to_act[g, s]:
+                games[k] = g
+                seats[k] = s
+                k += 1
+
+
 def settlement_only(reward_fn: Any) -> bool:
     """Whether ``reward_fn`` is one of the stateless rewards that are a function of the
     settlement alone (:class:`mcr_env.rewards.SettlementReward`, ``ScaledReward``,
