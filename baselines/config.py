@@ -245,6 +245,12 @@ class EvalConfig:
     select_best: bool = True
     """the final policy is the curve point with the best points against ``rule`` (else the
     last); needs ``curve_walls > 0`` and ``rule`` among the opponents."""
+    gain_over_bc: tuple = ("rule",)
+    """opponents against which the behaviour-cloned policy (``bc.pt``) is evaluated on the
+    report walls too: the final policy's paired gain over BC (``trained - bc``, per wall, 95%
+    CI) in points and placement per hand (``baselines.train.gain_over_bc``). Entries not in
+    ``opponents`` are skipped; when the final policy is the BC checkpoint itself the gain is
+    exactly 0 (no second evaluation). Empty = not measured (nor without a BC stage)."""
 
 
 @dataclass(frozen=True)

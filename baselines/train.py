@@ -9,7 +9,9 @@ duplicate evaluation (``make run``).
 * ``tb/`` -- TensorBoard scalars (``charts/...``, ``losses/...``);
 * ``eval.csv``, ``eval.json``, ``eval.png`` -- the duplicate evaluation of the final policy vs
   each opponent (three copies of it at the table) on the report block of walls, with the
-  paired difference (trained minus opponent) in points and placement;
+  paired difference (trained minus opponent) in points and placement, and the final
+  policy's paired gain over the BC checkpoint on the same walls (``eval.gain_over_bc``,
+  :func:`gain_over_bc`);
 * ``curve.json``, ``curve.png`` -- the learning curve: duplicate evaluations after BC, after
   each rollout-policy-improvement round (:mod:`baselines.rpi`) and along PPO on the
   *selection* block of walls (disjoint from the report block), against training time; the
@@ -21,6 +23,7 @@ It prints the results table at the end.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import platform
 import random
@@ -122,6 +125,62 @@ def evaluate_policy(
     return out
 
 
+def same_weights(a: torch.nn.Module, b: torch.nn.Module) -> bool:
+    """True when ``a`` and ``b`` hold exactly the same state (names, shapes, values)."""
+    sa, sb = a.state_dict(), b.state_dict()
+    return sa.keys() == sb.keys() and all(
+        sa[k].shape == sb[k].shape and torch.equal(sa[k].cpu(), sb[k].cpu()) for k in sa
+    )
+
+
+def gain_over_bc(
+    final_net, bc_path: str | Path, results: list, cfg: RunConfig, encoder, progress: bool = False
+) -> list:
+    """The final policy's paired gain over the behaviour-cloned one on the report walls.
+
+    For each opponent of ``cfg.eval.gain_over_bc`` the BC checkpoint plays the walls of the
+    final report (``results``: the final policy, named ``trained``, against three copies of
+    each opponent of ``cfg.eval.opponents``) and the per-wall difference ``trained - bc`` is
+    taken (:func:`mcr_env.eval.paired_difference`, 95% CI over walls), in points and in
+    placement per hand. When the final policy *is* the BC checkpoint (:func:`same_weights`)
+    the difference is exactly 0 and nothing is played.
+
+    Opponents of ``gain_over_bc`` that are not in ``cfg.eval.opponents`` (no final-report
+    match to pair with) are skipped.
+
+    Returns:
+        ``[Difference]``, two per opponent (points, placement), ``a="trained (vs 3x <opp>)"``,
+        ``b="bc (vs 3x <opp>)"``.
+    """
+    from mcr_env.eval import paired_difference
+
+    by_opp = {r.lineup[1]: r for r in results}
+    out = []
+    bc_net, _ = load_checkpoint(bc_path)
+    same = same_weights(final_net, bc_net)
+    for opp in cfg.eval.gain_over_bc:
+        if opp not in by_opp:
+            continue
+        res = by_opp[opp]
+        if same:
+            res_bc, bc_name = res, "trained"
+        else:
+            (res_bc,) = evaluate_policy(
+                bc_net,
+                dataclasses.replace(cfg, eval=dataclasses.replace(cfg.eval, opponents=(opp,))),
+                encoder,
+                res.points.shape[0],
+                cfg.eval.report_block,
+                "bc",
+                progress=progress,
+            )
+            bc_name = "bc"
+        for metric in ("points", "placement"):
+            d = paired_difference(res, "trained", res_bc, bc_name, metric)
+            out.append(dataclasses.replace(d, a=f"trained (vs 3x {opp})", b=f"bc (vs 3x {opp})"))
+    return out
+
+
 def _curve_row(stage: str, seconds: float, results: list) -> dict:
     from mcr_env.eval import difference
 
@@ -195,6 +254,7 @@ def validate(cfg: RunConfig) -> None:
     for key, what, names in (
         ("eval.opponents", "opponent", cfg.eval.opponents),
         ("bc.teacher", "teacher", (cfg.bc.teacher,)),
+        ("eval.gain_over_bc", "opponent", cfg.eval.gain_over_bc),
     ):
         for name in names:
             if name not in AGENT_SPECS:
@@ -277,6 +337,7 @@ def run(cfg: RunConfig, progress: bool = True) -> dict:
         print(f"curve [{stage}] at {row['train_seconds']:.0f} s: {txt}")
         (run_dir / "curve.json").write_text(json.dumps(json_safe(curve), indent=2, allow_nan=False))
 
+    bc_path: Path | None = None
     if cfg.bc.hands > 0 or cfg.bc.data:
         t0 = time.time()
         if cfg.bc.data:  # a dataset file, e.g. Botzone match logs (scripts/botzone_logs.py)
@@ -401,6 +462,10 @@ def run(cfg: RunConfig, progress: bool = True) -> dict:
         for r in results:
             for metric in ("points", "placement"):
                 diffs.append(difference(r, "trained", r.lineup[1], metric))
+        if bc_path is not None and cfg.eval.gain_over_bc:
+            gain = gain_over_bc(final_net, bc_path, results, cfg, encoder, progress=progress)
+            meta["gain_over_bc"] = [dataclasses.asdict(d) for d in gain]
+            diffs.extend(gain)
         meta["total_seconds"] = time.time() - t_start
         paths = write_results(
             results, run_dir, meta={"config": to_dict(cfg), **meta}, differences=diffs

@@ -27,6 +27,7 @@ def test_train_then_evaluate_smoke(tmp_path, capsys):
             "--set",
             f"runs_dir={tmp_path}",
             "eval.opponents=[random]",
+            "eval.gain_over_bc=[random]",
             "--no-progress",
         ]
     )
@@ -58,6 +59,10 @@ def test_train_then_evaluate_smoke(tmp_path, capsys):
     assert meta["git_commit"] and meta["bc"]["samples"] > 0 and meta["ppo"]["iteration"] == 2
     assert meta["bc_data"]["teacher"] == "rule-lookahead"
     assert meta["rpi"]["rounds"][0]["hands"] == 2
+    gain = [d for d in meta["gain_over_bc"] if d["metric"] == "points"]
+    assert [(d["a"], d["b"], d["walls"]) for d in gain] == [
+        ("trained (vs 3x random)", "bc (vs 3x random)", 2)
+    ]
     assert [row["stage"] for row in json.loads((run_dir / "curve.json").read_text())][:2] == [
         "bc",
         "rpi_1",
@@ -67,6 +72,7 @@ def test_train_then_evaluate_smoke(tmp_path, capsys):
     assert list((run_dir / "tb").iterdir())
     printed = capsys.readouterr().out
     assert "trained vs random" in printed and "mean_points" in printed
+    assert "trained (vs 3x random) - bc (vs 3x random) (points per hand, 2 walls" in printed
 
     ev = _script("evaluate").run(
         [
@@ -114,6 +120,7 @@ def test_train_then_evaluate_smoke(tmp_path, capsys):
         ("eval.opponents=[rule, wizard]", "config eval.opponents: unknown opponent 'wizard'"),
         ("eval.permutations=some", "config eval.permutations"),
         ("bc.teacher=oracle", "config bc.teacher: unknown teacher 'oracle'"),
+        ("eval.gain_over_bc=[wizard]", "config eval.gain_over_bc: unknown opponent 'wizard'"),
     ],
 )
 def test_bad_config_leaves_no_run_directory(tmp_path, override, message):

@@ -1,6 +1,7 @@
 """Training pieces: device selection, BC split and decision kinds, the rule features, the PPO
 pool, reward selection through the trainer config, the oracle critic."""
 
+import copy
 from pathlib import Path
 
 import numpy as np
@@ -202,3 +203,44 @@ def test_kl_penalty_to_the_reference_policy_is_the_masked_kl():
     # without a reference (or kl_coef 0) no penalty is computed
     out = ppo_update(net, opt, buf, zeros, zeros, cfg, np.random.default_rng(0))
     assert out["kl_ref"] == 0.0
+
+
+def test_gain_over_bc_is_the_paired_difference_on_the_report_walls(tmp_path):
+    from baselines.network import save_checkpoint
+    from baselines.train import evaluate_policy, gain_over_bc, same_weights
+
+    cfg = load_config(
+        ROOT / "configs" / "smoke.yaml",
+        [
+            "env.encoder=planes-v0",
+            "eval.opponents=[rule]",
+            "eval.gain_over_bc=[rule, random]",
+            "eval.num_workers=0",
+            "eval.batch_size=8",
+        ],
+    )
+    enc = get_encoder("planes-v0")
+    trained, bc = _tiny_net(enc.num_channels), _tiny_net(enc.num_channels)
+    with torch.no_grad():  # a different policy: it prefers claiming (Pass logit down)
+        trained.policy_fc.bias[0] -= 50.0
+    assert not same_weights(trained, bc) and same_weights(bc, copy.deepcopy(bc))
+    bc_path = save_checkpoint(bc, tmp_path / "bc.pt")
+    (res,) = evaluate_policy(trained, cfg, enc, 2, cfg.eval.report_block, "trained")
+    (res_bc,) = evaluate_policy(bc, cfg, enc, 2, cfg.eval.report_block, "trained")
+    pts, plc = gain_over_bc(trained, bc_path, [res], cfg, enc)  # random: not in opponents
+    assert (pts.a, pts.b, pts.metric, pts.walls) == (
+        "trained (vs 3x rule)",
+        "bc (vs 3x rule)",
+        "points",
+        2,
+    )
+    per_wall = res.per_wall("trained") - res_bc.per_wall("trained")  # the BC policy's walls
+    assert pts.mean == pytest.approx(per_wall.mean(), abs=1e-12)
+    assert plc.metric == "placement"
+    assert plc.mean == pytest.approx(
+        (res.per_wall("trained", "placement") - res_bc.per_wall("trained", "placement")).mean(),
+        abs=1e-12,
+    )
+    # the final policy is the BC checkpoint: exactly 0, nothing replayed
+    for d in gain_over_bc(bc, bc_path, [res_bc], cfg, enc):
+        assert (d.mean, d.ci95_low, d.ci95_high) == (0.0, 0.0, 0.0)
