@@ -72,6 +72,7 @@ from mcr_env.engine.actions import (
 )
 from mcr_env.engine.config import RulesConfig
 from mcr_env.engine.kernels import (
+    MASKS,
     SUIT_TABLE,
     clear_games_kernel,
     deal_kernel,
@@ -707,8 +708,8 @@ class MCREngine:
         draws are settled (in match mode the next hand is dealt and masked in the same loop)."""
         need = self._need
         while True:
-            _, n_ev, n_cand, _ = step_kernel(
-                True,
+            _, n_ev, n_cand, _, _ = step_kernel(
+                MASKS,
                 self._no_acts,
                 need,
                 False,

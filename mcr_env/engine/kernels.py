@@ -187,17 +187,12 @@ def _count_bits(h):
     """Bit masks over the 34 tiles of counts ``h (34,)``: ``(count >= 1, count >= 2, count odd,
     count 4)``, int64."""
     p1 = p2 = odd = full = np.int64(0)
-    for t in range(34):
+    for t in range(34):  # (branch-free: the counts are random)
         c = h[t]
-        if c:
-            bit = np.int64(1) << t
-            p1 |= bit
-            if c >= 2:
-                p2 |= bit
-                if c >= 4:
-                    full |= bit
-            if c & 1:
-                odd |= bit
+        p1 |= np.int64(c >= 1) << t
+        p2 |= np.int64(c >= 2) << t
+        odd |= np.int64(c & 1) << t
+        full |= np.int64(c >= 4) << t
     return p1, p2, odd, full
 
 
@@ -637,10 +632,17 @@ def _hu_verdict(g, s, h, t, self_drawn, fourth, wall_last, about_kong, MS, hu_st
 
 # ----------------------------------------------------------------------------- step
 
+STEP = 0
+"""``step_kernel`` mode: apply the given actions (checked against the masks), build masks."""
+MASKS = 1
+"""``step_kernel`` mode: only build the masks of the games in ``need``."""
+RANDOM = 2
+"""``step_kernel`` mode: draw uniformly random legal actions, apply them, build masks."""
+
 
 @njit(cache=True, nogil=True)
 def step_kernel(
-    masks_only,
+    mode,
     acts,
     live,
     raise_illegal,
@@ -654,23 +656,31 @@ def step_kernel(
     o32,
     o64,
 ):
-    """One engine step over the batch, or (``masks_only``) the masks of the games in ``need``.
+    """One engine step over the batch (``mode`` :data:`STEP` or :data:`RANDOM`), or
+    (:data:`MASKS`) the masks of the games in ``need``.
 
-    Step (``masks_only`` False): checks the acting seats' actions against their masks, zeroes
-    the step outputs, applies one decision per live game (discards, kongs, claims in seat
-    priority, draws and replacement draws with flower replacement) and builds the masks of the
-    games it moved. Masks: per game in ``need``, Hu candidates first (a complete hand not yet
-    scored is listed in ``cand`` and the game waits in ``need`` for the engine to score it,
-    ``hu_state`` 2 = legal win, 3 = not), then the legal masks and ``to_act``; a claim round or
-    robbing window nobody can answer is passed automatically (``claim_round="options"``,
-    docs/rules.md §10) and the next seat draws / the kong declarer replaces. The action and
-    mask code is written out in the one loop over games: calls with many array arguments per
-    game would cost more than the work.
+    Step: checks the acting seats' actions against their masks (:data:`RANDOM`: draws them
+    instead, see below), zeroes the step outputs, applies one decision per live game
+    (discards, kongs, claims in seat priority, draws and replacement draws with flower
+    replacement) and builds the masks of the games it moved. Masks: per game in ``need``, Hu
+    candidates first (a complete hand not yet scored is listed in ``cand`` and the game waits
+    in ``need`` for the engine to score it, ``hu_state`` 2 = legal win, 3 = not), then the
+    legal masks and ``to_act``; a claim round or robbing window nobody can answer is passed
+    automatically (``claim_round="options"``, docs/rules.md §10) and the next seat draws /
+    the kong declarer replaces. The action and mask code is written out in the one loop over
+    games: calls with many array arguments per game would cost more than the work.
 
     Args:
-        masks_only: True: only the masks of ``need`` (``acts``, ``live``, ``raise_illegal``,
-            ``illegal`` and the step outputs are not read).
-        acts: ``(B, 4) int64`` action ids (only acting seats are read).
+        mode: :data:`STEP`; :data:`MASKS`: only the masks of ``need`` (``acts``, ``live``,
+            ``raise_illegal``, ``illegal`` and the step outputs are not read);
+            :data:`RANDOM`: the fused random step of :func:`step_random_kernel`: each game's
+            acting seats draw their actions into ``acts``
+            (:func:`mcr_env.engine.sampling.draw_row`, from the bit generator in the ``rng``
+            slots of :func:`random_step_views`) right before the game is stepped, in the one
+            pass over the games (the same draws as a separate pass over the (game, seat) rows
+            in order: a game's masks do not depend on the other games), ``live`` is set to
+            ``~terminated`` there, and the drawn actions are not checked.
+        acts: ``(B, 4) int64`` action ids (only acting seats are read; :data:`RANDOM`: out).
         live: ``(B,) bool`` games advanced this step (not terminated, selected); the games of
             penalized seats (``illegal_action="penalize"``) are left as they are.
         raise_illegal: stop at an illegal action before changing anything.
@@ -699,8 +709,10 @@ def step_kernel(
             left to the exact scorer.
 
     Returns:
-        ``(status, events, candidates, illegal seats)``; status -1: an illegal action with
-        ``raise_illegal`` (nothing changed).
+        ``(status, events, candidates, illegal seats, decisions)`` (decisions: the seats that
+        acted, :data:`RANDOM` only, else 0); status -1: an illegal action with
+        ``raise_illegal`` (nothing changed); -2 (:data:`RANDOM`): an acting seat without a
+        legal action (an engine invariant broken; the games before it have moved).
     """
     (
         meld_kind,
@@ -766,24 +778,44 @@ def step_kernel(
     n_bad = 0
     n_ev = 0
     n_cand = 0
+    n_dec = 0
+    masks_only = mode == MASKS
+    draw = mode == RANDOM
+    terminated, _live, _acts, rng = random_step_views(o8, o32, o64)
+    fn = rng[0]
+    bits = rng[1]
+    lm = legal_mask.view(np.uint8)
     if not masks_only:
-        for g in range(b):
-            need[g] = False
-            for s in range(4):
-                bad = False
-                if live[g] and to_act[g, s]:
-                    a = acts[g, s]
-                    if a < 0 or a >= NUM_ACTIONS or not legal_mask[g, s, a]:
-                        bad = True
-                        n_bad += 1
-                illegal[g, s] = bad
-        if n_bad and raise_illegal:
-            return -1, 0, 0, n_bad
+        if not draw:
+            for g in range(b):
+                need[g] = False
+                for s in range(4):
+                    bad = False
+                    if live[g] and to_act[g, s]:
+                        a = acts[g, s]
+                        if a < 0 or a >= NUM_ACTIONS or not legal_mask[g, s, a]:
+                            bad = True
+                            n_bad += 1
+                    illegal[g, s] = bad
+            if n_bad and raise_illegal:
+                return -1, 0, 0, n_bad, 0
         rewards[:] = 0
         player_rewards[:] = 0
         hand_over[:] = False
     for g in range(b):
         if not masks_only:
+            if draw:
+                need[g] = False
+                for s in range(4):
+                    illegal[g, s] = False
+                    a = 0
+                    if to_act[g, s]:
+                        a = draw_row(lm[g, s], fn, bits)
+                        if a < 0:
+                            return -2, n_ev, n_cand, 0, n_dec
+                        n_dec += 1
+                    acts[g, s] = a
+                live[g] = not terminated[g]
             if not live[g]:
                 continue
             claimer = -1
@@ -1087,22 +1119,23 @@ def step_kernel(
                 kong_ok = act and tiles_left[g, c] > 0
                 if botzone and tiles_left[g, (c + 1) % 4] <= 0:
                     kong_ok = False  # the judge also needs a tile in the next seat's wall (§9)
+                # (branch-free over the 34 tiles; the acting seat's row was cleared)
                 for x in range(34):
-                    cnt = hand[g, c, x]
-                    if cnt > 0:
-                        legal_mask[g, c, PLAY_OFFSET + x] = True
-                        if kong_ok:
-                            if cnt == 4:
-                                legal_mask[g, c, ANGANG_OFFSET + x] = True
-                            for j in range(n_melds[g, c]):
-                                if meld_kind[g, c, j] == _M_PENG and meld_tile[g, c, j] == x:
-                                    legal_mask[g, c, BUGANG_OFFSET + x] = True
+                    legal_mask[g, c, PLAY_OFFSET + x] = hand[g, c, x] > 0
+                if kong_ok:
+                    for x in range(34):
+                        legal_mask[g, c, ANGANG_OFFSET + x] = hand[g, c, x] == 4
+                    for j in range(n_melds[g, c]):
+                        if meld_kind[g, c, j] == _M_PENG:
+                            x = np.int64(meld_tile[g, c, j])
+                            if hand[g, c, x] > 0:
+                                legal_mask[g, c, BUGANG_OFFSET + x] = True
                 legal_mask[g, c, HU] = hu_ok
                 to_act[g, c] = True
                 for s in range(4):
                     hu_state[g, s] = 0
             need[g] = False
-    return 0, n_ev, n_cand, n_bad
+    return 0, n_ev, n_cand, n_bad, n_dec
 
 
 @njit(cache=True, nogil=True)
@@ -1168,7 +1201,7 @@ def hands_ended_kernel(games, single, s8, s16, s32, o8, o32, o64):
 def step_live_kernel(
     acts, games, raise_illegal, ask_all, botzone, suit_table, s8, s16, s32, o8, o32, o64
 ):
-    """:func:`step_kernel` (``masks_only`` False) over the games not terminated and, when
+    """:func:`step_kernel` (mode :data:`STEP`) over the games not terminated and, when
     ``games`` has B entries, selected by it (``games`` empty: all of them): ``live`` (the
     :func:`random_step_views` row) is set here, so :meth:`MCREngine.step` makes no array
     of its own. Arguments and returns as :func:`step_kernel`."""
@@ -1178,8 +1211,8 @@ def step_live_kernel(
     for g in range(b):
         live[g] = not terminated[g] and (not sel or games[g])
     return step_kernel(
-        False, acts, live, raise_illegal, ask_all, botzone, suit_table, s8, s16, s32, o8, o32, o64
-    )
+        STEP, acts, live, raise_illegal, ask_all, botzone, suit_table, s8, s16, s32, o8, o32, o64
+    )[:4]
 
 
 @njit(cache=True, nogil=True)
@@ -1190,39 +1223,20 @@ def step_random_kernel(ask_all, botzone, suit_table, s8, s16, s32, o8, o32, o64)
     The actions are drawn (:func:`mcr_env.engine.sampling.draw_row`) from the bit generator
     in the ``rng`` slots of ``o64`` (:func:`random_step_views`), over the acting (game, seat)
     rows in order, exactly as :func:`mcr_env.engine.sampling.sample_legal_actions` with
-    ``acting = to_act`` draws them, into ``acts``; ``live`` is set to ``~terminated``.
-    Arguments as :func:`step_kernel` (its ``masks_only`` and ``raise_illegal`` False).
+    ``acting = to_act`` draws them, into ``acts``; ``live`` is set to ``~terminated``. The
+    draws are fused into the step's one pass over the games (a game's seats draw right before
+    it is stepped), so every game's masks and state are read once while in
+    cache (:func:`step_kernel` in mode :data:`RANDOM`). Arguments as :func:`step_kernel`.
 
     Returns:
         ``(status, events, candidates, illegal seats, decisions)`` (:func:`step_kernel`'s
         four, then the number of seats that acted); status -2: an acting seat without a
-        legal action (an engine invariant broken; nothing changed).
+        legal action (an engine invariant broken; the games before it have moved).
     """
-    to_act, legal_mask = output_views(o8, o32, o64)[:2]
-    terminated, live, acts, rng = random_step_views(o8, o32, o64)
-    b = live.shape[0]
-    fn = rng[0]
-    state = rng[1]
-    lm = legal_mask.view(np.uint8)
-    n = 0
-    for g in range(b):
-        for s in range(4):
-            a = 0
-            if to_act[g, s]:
-                a = draw_row(lm[g, s], fn, state)
-                if a < 0:
-                    return -2, 0, 0, 0, n
-                n += 1
-            acts[g, s] = a
-    for g in range(b):
-        live[g] = not terminated[g]
-    status, n_ev, n_cand, n_bad = step_kernel(
-        False, acts, live, False, ask_all, botzone, suit_table, s8, s16, s32, o8, o32, o64
+    live, acts = random_step_views(o8, o32, o64)[1:3]
+    return step_kernel(
+        RANDOM, acts, live, False, ask_all, botzone, suit_table, s8, s16, s32, o8, o32, o64
     )
-    return status, n_ev, n_cand, n_bad, n
-
-
-# ----------------------------------------------------------------------------- masks
 
 
 # ----------------------------------------------------------------------------- deal
