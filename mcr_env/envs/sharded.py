@@ -707,13 +707,11 @@ class ShardedBatchEnv:
         self.config = config
         self.encoder = get_encoder(encoder) if isinstance(encoder, str) else encoder
         self.reward_fn = make_reward(reward, **(reward_kwargs or {}))  # validates the spec
+        # as MCRBatchEnv: the encoder's check, float32 only for an encoder without one
         check = getattr(self.encoder, "check_dtype", None)
-        if check is not None:
-            self.obs_dtype = check(obs_dtype)
-        elif np.dtype(obs_dtype) != np.float32:
+        self.obs_dtype = np.dtype(obs_dtype) if check is None else check(obs_dtype)
+        if check is None and self.obs_dtype != np.float32:
             raise ValueError(f"encoder {self.encoder!r} writes float32 observations only")
-        else:
-            self.obs_dtype = np.dtype(np.float32)
         self.autoreset_mode = autoreset_mode
         self.observe_mode = observe
         self.copy_obs = bool(copy_obs)
