@@ -205,6 +205,10 @@ class PPOConfig:
     process may use, 0 = in this process; ``backend: ray``: per actor (-1 = 0 there). Used for
     pure self-play with the settlement reward and no oracle critic; rollouts against the pool,
     with another reward or the oracle critic run in this process (``backend: inprocess``)."""
+    shard_backend: str = "process"
+    """where the ``num_workers`` shards run (:data:`mcr_env.envs.sharded.BACKENDS`):
+    ``process`` (worker processes; many cores) or ``thread`` (threads of this process; the
+    cheaper choice on a few cores). The same games either way."""
     device: str = "auto"
     """torch device of the learner and of the inferences (``auto`` = CUDA when present);
     ``scripts/train.py`` uses the top-level ``device`` instead."""
@@ -229,6 +233,10 @@ class EvalConfig:
     """worker processes playing the batches (``mcr_env.eval.parallel``): -1 = one per CPU,
     0 = in this process; the results are the same for every value >= 1 (each batch gets its
     own copy of the agents)."""
+    shard_backend: str = "process"
+    """where the ``num_workers`` batches are played: ``process`` (spawned worker processes)
+    or ``thread`` (threads of this process: no spawn or pickling; the engine and torch
+    release the GIL). The same results either way."""
     opponents: tuple = ("random", "rule")
     """opponents of the evaluated agent; each match is the agent vs three copies of one."""
     greedy: bool = True

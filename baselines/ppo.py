@@ -289,6 +289,7 @@ class _SelfPlayRollouts:
                 autoreset_mode="disabled",
                 observe="packed",
                 copy_obs=False,
+                backend=cfg.shard_backend,
             )
         else:
             from baselines.distributed import RayRollouts
@@ -296,7 +297,12 @@ class _SelfPlayRollouts:
             self.ray = RayRollouts(
                 cfg.num_envs,
                 net,
-                {"config": rules, "encoder": env.encoder, "claim_round": rules.claim_round},
+                {
+                    "config": rules,
+                    "encoder": env.encoder,
+                    "claim_round": rules.claim_round,
+                    "backend": cfg.shard_backend,
+                },
                 num_actors=cfg.ray_actors,
                 workers_per_actor=max(cfg.num_workers, 0),
                 address=cfg.ray_address or None,
@@ -506,6 +512,12 @@ def train_ppo(
         raise ValueError(f"iterations must be >= 0 and num_envs >= 1, got {cfg}")
     if cfg.backend not in ("inprocess", "ray"):
         raise ValueError(f"ppo.backend {cfg.backend!r} not valid; valid: inprocess, ray")
+    from mcr_env.envs.sharded import BACKENDS
+
+    if cfg.shard_backend not in BACKENDS:
+        raise ValueError(
+            f"ppo.shard_backend {cfg.shard_backend!r} not valid; valid: {', '.join(BACKENDS)}"
+        )
     draw_lineups(tuple(cfg.pool), tuple(cfg.pool_weights), 1, np.random.default_rng(0))
     fast = (
         tuple(cfg.pool) == ("self",)

@@ -116,6 +116,7 @@ def evaluate_policy(
                 wall_offset=block * BLOCK_SIZE,
                 batch_size=cfg.eval.batch_size,
                 num_workers=cfg.eval.num_workers,
+                shard_backend=cfg.eval.shard_backend,
                 rules=rules,
                 encoder=encoder,
                 progress=progress,

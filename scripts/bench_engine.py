@@ -9,6 +9,11 @@ acting rows only, computed batched; their cost is inside the timing):
   :meth:`mcr_env.engine.MCREngine.step_random`, the draws and actions of
   :func:`mcr_env.engine.sampling.sample_legal_actions` fused with the step in one compiled
   call; the other paths sample the env's masks);
+* ``uniform_env`` (env path only): the same uniform random play drawn inside the env:
+  :meth:`mcr_env.envs.sharded.ShardedBatchEnv.step_random` (each shard draws its own tables'
+  actions from a counter-based stream, in parallel; nothing computed in the caller), and in
+  process ``MCRBatchEnv.step`` of :func:`mcr_env.envs.sharded.keyed_random_actions` (the same
+  draws and games);
 * ``greedy``: Hu whenever legal, any claim taken (Gang over Peng over Chi), and otherwise the
   discard leaving the lowest shanten (ties to the lowest tile;
   :func:`mcr_env.engine.greedy.greedy_actions`, one compiled call): realistic play that
@@ -233,12 +238,13 @@ def bench_env(
 ) -> dict:
     """The RL path: :class:`mcr_env.envs.batch.MCRBatchEnv` (planes-v0 observations of the
     acting seats (``observe="packed"``), masks, settlement rewards, same-step autoreset)
-    under ``policy`` (greedy reads the acting seats' own hands from the env's engine, so it
-    needs ``workers`` = 0); with ``workers`` = k >= 1 the same as k shards
-    (:class:`mcr_env.envs.sharded.ShardedBatchEnv`, ``copy_obs=False`` views) on ``backend``
+    under ``policy`` (``uniform_env``: drawn in the env, module docstring; greedy reads the
+    acting seats' own hands from the env's engine, so it needs ``workers`` = 0); with
+    ``workers`` = k >= 1 the same as k shards (:class:`mcr_env.envs.sharded.ShardedBatchEnv`,
+    ``copy_obs=False`` views) on ``backend``
     ``"process"`` (k worker processes) or ``"thread"`` (the caller runs shard 0, k - 1 helper
-    threads the others). The policy runs in the caller, as in a rollout. ``obs_dtype``: the
-    env's observation dtype (``"uint8"``: compact planes; in process only).
+    threads the others). The policy runs in the caller, as in a rollout (but ``uniform_env``).
+    ``obs_dtype``: the env's observation dtype (``"uint8"``: compact planes).
 
     Returns:
         dict like :func:`bench_engine` (``hands_per_s``, ``decisions_per_s``,
@@ -250,27 +256,39 @@ def bench_env(
         ``decisions_per_critical_cpu_s`` (parent + slowest shard: what an idle machine with
         a core per shard would give, GIL waits of the thread backend not included).
     """
-    from mcr_env.envs.sharded import make_batch_env
+    from mcr_env.envs.sharded import keyed_random_actions, make_batch_env
 
     kw = {"copy_obs": False, "backend": backend} if workers else {}
     if obs_dtype != "float32":
-        if workers:
-            raise ValueError("--obs-dtype other than float32 is for the in-process env")
         kw["obs_dtype"] = obs_dtype
     config = RulesConfig(wall_layout=layout, claim_round=claim_round)
     env = make_batch_env(
         batch, workers, config=config, observe="packed", claim_round=claim_round, **kw
     )
     obs, _ = env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    act = _policy(policy, rng)
     if policy == "greedy" and workers:
         raise ValueError("--policy greedy reads the engine's hands: use it with --workers 0")
     st = None if workers else env.engine.state
+    if policy == "uniform_env":
+        steps_done = 0
+
+        def env_step():
+            nonlocal steps_done
+            steps_done += 1
+            if workers:
+                return env.step_random(seed)
+            acts = keyed_random_actions(obs["action_mask"], obs["to_act"], seed, steps_done - 1)
+            return env.step(acts)
+
+    else:
+        act = _policy(policy, np.random.default_rng(seed))
+
+        def env_step():
+            return env.step(act(obs["action_mask"].view(bool), obs["to_act"], st))
 
     def one_step() -> int:
         nonlocal obs
-        obs, _, _, _, info = env.step(act(obs["action_mask"].view(bool), obs["to_act"], st))
+        obs, _, _, _, info = env_step()
         return int(info["hand_over"].sum())
 
     warm = warm_up(one_step, batch, seconds)
@@ -281,7 +299,7 @@ def bench_env(
     own0 = time.thread_time()
     while True:
         decisions += int(obs["to_act"].sum())
-        obs, _, _, _, info = env.step(act(obs["action_mask"].view(bool), obs["to_act"], st))
+        obs, _, _, _, info = env_step()
         steps += 1
         hands += int(info["hand_over"].sum())
         if steps % 16 == 0 and time.perf_counter() - t0 >= seconds:
@@ -499,6 +517,7 @@ def bench_lockstep(
     layout: str = "official",
     seed: int = 0,
     claim_round: str = "options",
+    policy: str = "uniform",
 ) -> list[dict]:
     """The sharding overhead on identical work, robust to a loaded machine.
 
@@ -506,7 +525,8 @@ def bench_lockstep(
     :class:`mcr_env.envs.sharded.ShardedBatchEnv` with k shards on ``backend``; packed
     planes-v0 observations, same-step autoreset, ``copy_obs=False``) plays the same games
     (same seed, and the uniform policy drawn from a generator of the same seed on each env's
-    own masks: results are identical for every k, so so are the actions) in lockstep: at
+    own masks: results are identical for every k, so so are the actions; ``policy=
+    "uniform_env"``: drawn inside the env as in :func:`bench_env`) in lockstep: at
     every step each env's policy + ``step`` is timed alone, the envs in alternating order.
     Rows measured at separate times on a shared machine differ by +-20% from the load alone;
     here every env meets the same load and the same work step by step.
@@ -522,7 +542,7 @@ def bench_lockstep(
         ``speedup_<k>_vs_1_wall`` / ``speedup_<k>_vs_1_critical_cpu`` (time(k=1) / time(k)).
     """
     from mcr_env.envs.batch import MCRBatchEnv
-    from mcr_env.envs.sharded import ShardedBatchEnv
+    from mcr_env.envs.sharded import ShardedBatchEnv, keyed_random_actions
 
     config = RulesConfig(wall_layout=layout, claim_round=claim_round)
     kw = {"config": config, "observe": "packed", "claim_round": claim_round}
@@ -547,8 +567,14 @@ def bench_lockstep(
             for i in range(n) if t % 2 == 0 else reversed(range(n)):
                 t0, c0, o0 = time.perf_counter(), time.process_time(), time.thread_time()
                 o = obs[i]
-                acts = random_legal_actions(o["action_mask"].view(bool), o["to_act"], rngs[i])
-                obs[i] = envs[i].step(acts)[0]
+                if policy == "uniform":
+                    acts = random_legal_actions(o["action_mask"].view(bool), o["to_act"], rngs[i])
+                    obs[i] = envs[i].step(acts)[0]
+                elif configs[i][0]:
+                    obs[i] = envs[i].step_random(seed)[0]
+                else:
+                    acts = keyed_random_actions(o["action_mask"], o["to_act"], seed, t)
+                    obs[i] = envs[i].step(acts)[0]
                 if timed:
                     wall[i] += time.perf_counter() - t0
                     cpu[i] += time.process_time() - c0
@@ -572,7 +598,7 @@ def bench_lockstep(
                     "batch": batch,
                     "layout": layout,
                     "claim_round": claim_round,
-                    "policy": "uniform",
+                    "policy": policy,
                     "workers": k,
                     "backend": be if k else "inprocess",
                     "steps": steps,
@@ -600,7 +626,12 @@ def lockstep_summary(rows: list[dict]) -> list[dict]:
     out = []
     for be in dict.fromkeys(r["backend"] for r in rows if r["workers"]):
         by_k = {r["workers"]: r for r in rows if r["backend"] == be}
-        row: dict = {"bench": "lockstep_summary", "backend": be, "batch": rows[0]["batch"]}
+        row: dict = {
+            "bench": "lockstep_summary",
+            "backend": be,
+            "batch": rows[0]["batch"],
+            "policy": rows[0]["policy"],
+        }
         one = by_k.get(1)
         if one is not None and base is not None:
             row["overhead_k1_cpu"] = round(one["cpu_ms_per_step"] / base["cpu_ms_per_step"] - 1, 4)
@@ -635,7 +666,7 @@ def scaling_summary(rows: list[dict]) -> list[dict]:
     """
     groups: dict[tuple, dict[str, dict[int, list[dict]]]] = {}
     for r in rows:
-        key = (r["policy"], r["batch"], r["claim_round"])
+        key = (r["policy"], r["batch"], r["claim_round"], r.get("obs_dtype", "float32"))
         by_backend = groups.setdefault(key, {})
         if r["workers"] == 0:
             by_backend.setdefault(None, {}).setdefault(0, []).append(r)
@@ -643,12 +674,12 @@ def scaling_summary(rows: list[dict]) -> list[dict]:
             be = r.get("backend", "process")
             by_backend.setdefault(be, {}).setdefault(r["workers"], []).append(r)
     flat = []
-    for (pol, b, cr), by_backend in groups.items():
+    for (pol, b, cr, dt), by_backend in groups.items():
         base = by_backend.pop(None, {})
         for be, by_k in by_backend.items() or [(None, {})]:
-            flat.append((pol, b, cr, be, {**base, **by_k}))
+            flat.append((pol, b, cr, dt, be, {**base, **by_k}))
     out = []
-    for pol, b, cr, be, by_k in flat:
+    for pol, b, cr, dt, be, by_k in flat:
         med = {
             k: {
                 m: round(float(np.median([r[m] for r in rs])), 1)
@@ -665,6 +696,7 @@ def scaling_summary(rows: list[dict]) -> list[dict]:
             "policy": pol,
             "batch": b,
             "claim_round": cr,
+            "obs_dtype": dt,
             "backend": be,
             "repeats": min(len(rs) for rs in by_k.values()),
             "median": {str(k): v for k, v in med.items()},
@@ -695,7 +727,14 @@ def scaling_summary(rows: list[dict]) -> list[dict]:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024, 4096])
-    ap.add_argument("--policy", nargs="+", default=["uniform"], choices=["uniform", "greedy"])
+    ap.add_argument(
+        "--policy",
+        nargs="+",
+        default=["uniform"],
+        choices=["uniform", "uniform_env", "greedy"],
+        help="uniform: drawn in the caller; uniform_env: drawn inside the env (env path; "
+        "ShardedBatchEnv.step_random); greedy: compiled greedy play (in process only)",
+    )
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--layout", default="official", choices=["official", "botzone"])
     ap.add_argument("--seed", type=int, default=0)
@@ -748,7 +787,7 @@ def main(argv: list[str] | None = None) -> None:
         default=300,
         help="with --workers: also time every (k, backend) env in lockstep on the same games "
         "for this many steps (bench_lockstep: overhead and speed-ups robust to a loaded "
-        "machine; uniform policy only); 0 = off",
+        "machine; the uniform and uniform_env policies); 0 = off",
     )
     args = ap.parse_args(argv)
     meta = _meta()
@@ -769,11 +808,12 @@ def main(argv: list[str] | None = None) -> None:
     ]
     if args.workers is not None:
         runs = [
-            ("env", pol, b, cr, (k, be), "float32")
+            ("env", pol, b, cr, (k, be), dt)
             for _ in range(args.repeat)
             for pol in args.policy
             for b in args.batch
             for cr in args.claim_round
+            for dt in args.obs_dtype
             for k in args.workers
             for be in (["process"] if k == 0 else args.backends)
         ]
@@ -783,6 +823,8 @@ def main(argv: list[str] | None = None) -> None:
             continue  # one table, random learner: the other batch sizes and policies skip it
         if path == "sb3" and (pol != "uniform" or cr != args.claim_round[0]):
             continue  # random learner; MCR-v0 keeps its own claim rounds: one row per batch
+        if pol == "uniform_env" and path != "env":
+            continue  # drawn inside the batch env: the env path only
         extra = {} if k is None else {"workers": k[0], "backend": k[1]}
         if dt != "float32":
             extra["obs_dtype"] = dt
@@ -803,15 +845,20 @@ def main(argv: list[str] | None = None) -> None:
     for row in scaling_summary(scaling):
         row.update(meta)
         print(json.dumps(row), flush=True)
-    if args.workers is not None and args.lockstep > 0 and "uniform" in args.policy:
+    lock_policies = [p for p in args.policy if p in ("uniform", "uniform_env")]
+    if args.workers is not None and args.lockstep > 0:
         configs = [
             (k, be) for k in args.workers for be in (["process"] if k == 0 else args.backends)
         ]
-        for b in args.batch:
-            for cr in args.claim_round:
-                for row in bench_lockstep(b, args.lockstep, configs, args.layout, args.seed, cr):
-                    row.update(meta)
-                    print(json.dumps(row), flush=True)
+        for pol in lock_policies:
+            for b in args.batch:
+                for cr in args.claim_round:
+                    rows = bench_lockstep(
+                        b, args.lockstep, configs, args.layout, args.seed, cr, pol
+                    )
+                    for row in rows:
+                        row.update(meta)
+                        print(json.dumps(row), flush=True)
 
 
 if __name__ == "__main__":

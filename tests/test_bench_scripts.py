@@ -139,7 +139,7 @@ def test_lockstep_summary_on_known_rows(bench):
         }
 
     rows = [
-        row(0, "inprocess", 4.0, 4.0, 4.0),
+        {**row(0, "inprocess", 4.0, 4.0, 4.0), "policy": "uniform"},
         row(1, "process", 5.0, 4.4, 4.4),
         row(1, "thread", 4.2, 4.1, 4.1),
         row(2, "process", 4.0, 5.0, 2.75),
@@ -175,3 +175,25 @@ def test_encode_rows(bench, capsys):
     assert row["bench"] == "encode" and row["batch"] == 2 and row["rows_per_call"] > 0
     for eid in bench.ENCODE_IDS:
         assert row[f"{eid}_rows_per_cpu_s"] > 0 and row[f"{eid}_us_per_call"] > 0
+
+
+def test_uniform_env_rows_draw_inside_the_env(bench, capsys):
+    """``--policy uniform_env``: the sharded rows play ``step_random`` (drawn in the shards),
+    the in-process row the same keyed draws; the lockstep rows check the envs play the same
+    games (they raise if ``to_act`` diverges) and the scaling row is keyed by the policy."""
+    argv = ["--batch", "3", "--workers", "0", "1", "2", "--policy", "uniform_env"]
+    bench.main([*argv, "--backends", "process", "--seconds", "0.05", "--lockstep", "6"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["bench"], r.get("workers")) for r in rows] == [
+        ("env", 0),
+        ("env", 1),
+        ("env", 2),
+        ("scaling", None),
+        ("lockstep", 0),
+        ("lockstep", 1),
+        ("lockstep", 2),
+        ("lockstep_summary", None),
+    ]
+    assert {r["policy"] for r in rows} == {"uniform_env"}
+    assert all(r["decisions"] > 0 for r in rows[:3])
+    assert len({r["decisions_per_step"] for r in rows[4:7]}) == 1

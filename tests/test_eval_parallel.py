@@ -4,6 +4,7 @@ every number of workers, and the in-process results for agents without mutable s
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from baselines.agents import RandomAgent, RuleBasedAgent
 from mcr_env.eval import duplicate_evaluate
@@ -28,6 +29,8 @@ def test_workers_match_in_process_for_stateless_agents():
 
 
 def test_results_do_not_depend_on_the_number_of_workers():
+    """Worker processes (k = 1, 2) and worker threads (``shard_backend="thread"``) give the
+    same results, stateful agents included (each batch its own copy of the agents)."""
     kw = {"walls": 2, "seed": 5, "batch_size": 4, "progress": False}  # 8 games, 2 batches
     runs = [
         duplicate_evaluate(
@@ -38,8 +41,12 @@ def test_results_do_not_depend_on_the_number_of_workers():
                 RandomAgent(seed=2, name="r2"),
             ],
             num_workers=k,
+            shard_backend=backend,
             **kw,
         )
-        for k in (1, 2)
+        for k, backend in ((1, "process"), (2, "process"), (2, "thread"))
     ]
     same(runs[0], runs[1])
+    same(runs[0], runs[2])
+    with pytest.raises(ValueError, match="shard_backend 'threads' not valid"):
+        duplicate_evaluate([RuleBasedAgent()] * 4, num_workers=2, shard_backend="threads", **kw)

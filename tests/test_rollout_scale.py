@@ -175,8 +175,11 @@ def test_ppo_num_workers_2_matches_in_process(ppo_reference):
     same trained weights as the in-process env."""
     assert ppo_reference[0]["iteration"] == 2 and ppo_reference[0]["decisions"] > 0
     assert_same_training(ppo_run(num_workers=2), ppo_reference)
+    assert_same_training(ppo_run(num_workers=2, shard_backend="thread"), ppo_reference)
     with pytest.raises(ValueError, match="backend"):
         ppo_run(backend="spark")
+    with pytest.raises(ValueError, match="ppo.shard_backend 'fork' not valid"):
+        ppo_run(num_workers=2, shard_backend="fork")
 
 
 def test_ray_backend_matches_in_process(reference, ppo_reference):

@@ -20,6 +20,7 @@ from mcr_env.envs.sharded import (
     ShardedBatchEnv,
     WorkerError,
     default_num_workers,
+    keyed_random_actions,
     make_batch_env,
     shard_bounds,
 )
@@ -45,6 +46,23 @@ def trajectory(env, steps: int = STEPS, seed: int = 11) -> list[dict]:
     out = [{"obs": obs, "info": info}]
     for t in range(steps):
         obs, rew, term, trunc, info = env.step(per_game_actions(obs, t))
+        out.append(
+            {"obs": obs, "rewards": rew, "terminated": term, "truncated": trunc, "info": info}
+        )
+    return out
+
+
+def random_trajectory(env, steps: int = STEPS, seed: int = 11, key: int = 5) -> list[dict]:
+    """As :func:`trajectory` with the random play of ``ShardedBatchEnv.step_random(key)``;
+    an in-process ``MCRBatchEnv`` plays ``keyed_random_actions`` of its own masks instead."""
+    obs, info = env.reset(seed=seed)
+    out = [{"obs": obs, "info": info}]
+    for t in range(steps):
+        if isinstance(env, MCRBatchEnv):
+            acts = keyed_random_actions(obs["action_mask"], obs["to_act"], key, t)
+            obs, rew, term, trunc, info = env.step(acts)
+        else:
+            obs, rew, term, trunc, info = env.step_random(key)
         out.append(
             {"obs": obs, "rewards": rew, "terminated": term, "truncated": trunc, "info": info}
         )
@@ -102,6 +120,9 @@ def test_identical_for_every_k_and_b(b):
     # that default through the sharded env)
     ref = trajectory(MCRBatchEnv(b, observe="packed", claim_round="options"))
     assert sum(int(s["terminated"].sum()) for s in ref[1:]) >= b  # hands ended and re-dealt
+    # step_random: the shards draw the actions themselves, keyed by (seed, table, step)
+    ref_random = random_trajectory(MCRBatchEnv(b, observe="packed", claim_round="options"))
+    assert sum(int(s["terminated"].sum()) for s in ref_random[1:]) >= b
     for backend in BACKENDS:
         for k in (1, 2, 3):
             with ShardedBatchEnv(
@@ -109,6 +130,7 @@ def test_identical_for_every_k_and_b(b):
             ) as env:
                 assert env.num_workers == min(k, b) and env.backend == backend
                 assert_same(trajectory(env), ref)
+                assert_same(random_trajectory(env), ref_random)
                 if backend == "thread":  # the caller serves shard 0: k - 1 helpers
                     assert len(env.worker_threads) == env.num_workers - 1
                     assert env.worker_pids == []
@@ -116,23 +138,28 @@ def test_identical_for_every_k_and_b(b):
     # B-independence: the first table of every batch size plays the same game
     small = table_rows(trajectory(MCRBatchEnv(1, observe="packed", claim_round="options")), 1)
     assert_same(table_rows(ref, 1), small)
+    one = MCRBatchEnv(1, observe="packed", claim_round="options")
+    assert_same(table_rows(ref_random, 1), table_rows(random_trajectory(one), 1))
 
 
 @pytest.mark.parametrize(
-    "observe, autoreset, backend, k",
+    "observe, autoreset, backend, k, dtype",
     [
-        ("all", "next_step", "process", 2),
-        ("acting", "same_step", "process", 2),
-        ("none", "disabled", "process", 2),
-        ("all", "same_step", "thread", 2),
-        ("acting", "next_step", "thread", 2),
-        ("packed", "same_step", "thread", 1),  # final_obs of one shard: a view
+        ("all", "next_step", "process", 2, "float32"),
+        ("acting", "same_step", "process", 2, "uint8"),
+        ("none", "disabled", "process", 2, "float32"),
+        ("packed", "same_step", "process", 3, "uint8"),
+        ("all", "same_step", "thread", 2, "uint8"),
+        ("acting", "next_step", "thread", 2, "float32"),
+        ("packed", "same_step", "thread", 1, "float32"),  # final_obs of one shard: a view
     ],
 )
-def test_identical_other_modes_with_views(observe, autoreset, backend, k):
-    """Other observation/autoreset modes, with ``copy_obs=False`` (read-only views into the
-    shared buffers, compared step by step in lockstep since the next step overwrites them)."""
-    kw = {"observe": observe, "autoreset_mode": autoreset}
+def test_identical_other_modes_with_views(observe, autoreset, backend, k, dtype):
+    """Other observation/autoreset modes and observation dtypes (``obs_dtype="uint8"``: the
+    same compact observations as ``MCRBatchEnv``'s), with ``copy_obs=False`` (read-only views
+    into the shared buffers, compared step by step in lockstep since the next step overwrites
+    them)."""
+    kw = {"observe": observe, "autoreset_mode": autoreset, "obs_dtype": dtype}
     ref = MCRBatchEnv(5, **kw)
     with ShardedBatchEnv(5, num_workers=k, copy_obs=False, backend=backend, **kw) as env:
         a, b = ref.reset(seed=4), env.reset(seed=4)
@@ -147,6 +174,8 @@ def test_identical_other_modes_with_views(observe, autoreset, backend, k):
                 # the tables of one shard ended: a read-only view of its block, else a copy
                 views += not b[4]["final_obs"].flags.writeable
         assert (finals > 0) == (autoreset == "same_step" and observe != "none")
+        if observe != "none":
+            assert b[0]["observation"].dtype == np.dtype(dtype) == env.obs_dtype
         assert views > 0 if (finals and k == 1) else True
         if observe != "none":
             with pytest.raises(ValueError, match="read-only"):
@@ -400,3 +429,65 @@ def test_packed_observations_of_an_encoder_from_outside_the_package():
     one.reset(seed=0)
     with pytest.raises(ValueError, match=r"out must be \(1, 84, 34\) float32"):
         enc.encode(one.engine.state, [0], [0], out=np.zeros((1, 75, 34), dtype=np.float32))
+
+
+def test_keyed_random_actions_are_uniform_legal_and_keyed_by_the_table():
+    """The draws of ``step_random``: legal, uniform over each seat's legal actions, the same
+    for a table whatever batch it is in (``first_game``), different for another seed or step;
+    bad input raises."""
+    rng = np.random.default_rng(0)
+    b = 3000
+    mask = np.zeros((b, 4, 235), dtype=np.int8)
+    mask[:, :, [0, 7, 40]] = 1  # three legal ids everywhere
+    mask[:, 1, :] = 0
+    mask[:, 1, 100] = 1  # one legal id: no draw
+    to_act = rng.random((b, 4)) < 0.7
+    acts = keyed_random_actions(mask, to_act, 9, 12)
+    assert acts.dtype == np.int64 and acts.shape == (b, 4)
+    assert (acts[~to_act] == 0).all()
+    assert (acts[:, 1][to_act[:, 1]] == 100).all()
+    picked = acts[:, [0, 2, 3]][to_act[:, [0, 2, 3]]]
+    counts = np.array([(picked == a).sum() for a in (0, 7, 40)])
+    assert counts.sum() == len(picked)
+    # chi-square with 2 degrees of freedom: 13.8 is its 0.999 quantile
+    expected = len(picked) / 3
+    assert ((counts - expected) ** 2 / expected).sum() < 13.8
+    # a sub-batch at its global offset draws the same actions
+    part = keyed_random_actions(mask[1000:1100], to_act[1000:1100], 9, 12, first_game=1000)
+    np.testing.assert_array_equal(part, acts[1000:1100])
+    assert not np.array_equal(keyed_random_actions(mask, to_act, 10, 12), acts)
+    assert not np.array_equal(keyed_random_actions(mask, to_act, 9, 13), acts)
+    # bool masks (the engine's) give the same draws; the seed is taken modulo 2**64
+    np.testing.assert_array_equal(keyed_random_actions(mask.view(bool), to_act, 9, 12), acts)
+    wrapped = keyed_random_actions(mask, to_act, 9 + (1 << 64), 12)
+    np.testing.assert_array_equal(wrapped, acts)
+    empty = mask.copy()
+    empty[5, 2] = 0
+    act5 = to_act.copy()
+    act5[5, 2] = True
+    with pytest.raises(ValueError, match="table 5, seat 2 is acting without a legal action"):
+        keyed_random_actions(empty, act5, 9, 12)
+    with pytest.raises(ValueError, match=r"\(B, 4, A\)"):
+        keyed_random_actions(mask[:, :2], to_act[:, :2], 9, 12)
+    with pytest.raises(TypeError, match="to_act"):
+        keyed_random_actions(mask, to_act.astype(np.int8), 9, 12)
+    with pytest.raises(TypeError, match="step"):
+        keyed_random_actions(mask, to_act, 9, 1.0)
+    with pytest.raises(ValueError, match="step"):
+        keyed_random_actions(mask, to_act, 9, -1)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_step_random_errors_and_obs_dtype_checks(backend):
+    with ShardedBatchEnv(3, observe="packed", num_workers=2, backend=backend) as env:
+        with pytest.raises(RuntimeError, match="reset"):
+            env.step_random(0)
+        env.reset(seed=0)
+        with pytest.raises(TypeError, match="seed"):
+            env.step_random(1.5)
+        obs, rew, term, trunc, info = env.step_random(3)
+        assert obs["to_act"].any() and rew.shape == (3, 4) and not trunc.any()
+    with pytest.raises(RuntimeError, match="closed"):
+        env.step_random(0)
+    with pytest.raises(ValueError, match="writes dtypes"):
+        ShardedBatchEnv(2, num_workers=1, obs_dtype="int16", backend=backend)

@@ -30,6 +30,11 @@ process (``backend="process"``, the default) or its own thread of this process
   deals the same games whatever the sharding, and the engine's games never interact: every
   observation, mask, reward and record equals the in-process env's (tests check k = 1, 2, 3
   against ``MCRBatchEnv`` for B = 1, 7, 64).
+* **Random play inside the shards.** :meth:`ShardedBatchEnv.step_random` lets every shard
+  draw its own tables' uniformly random legal actions (in parallel, nothing in the caller)
+  from a counter-based stream keyed by (seed, env step, global table, seat)
+  (:func:`keyed_random_actions`, which also gives the same actions for any env's masks), so
+  random play is identical for every k, B and backend.
 * **Spawn-safe.** Workers are started with the ``"spawn"`` method by default (safe with torch
   and threads in the parent); they ignore SIGINT (the parent stops them) and exit when the
   parent's end of their pipe closes, so a killed parent leaves no worker behind.
@@ -75,9 +80,17 @@ from mcr_env.engine.config import RulesConfig
 from mcr_env.engine.state import GameState, Phase
 from mcr_env.engine.walls import check_walls
 from mcr_env.envs.batch import MASK_DTYPE, MCRBatchEnv, check_modes, table_config
+from mcr_env.envs.common import encode_pairs
 from mcr_env.rewards import RewardFunction, make_reward
 
-__all__ = ["BACKENDS", "ShardedBatchEnv", "WorkerError", "default_num_workers", "make_batch_env"]
+__all__ = [
+    "BACKENDS",
+    "ShardedBatchEnv",
+    "WorkerError",
+    "default_num_workers",
+    "keyed_random_actions",
+    "make_batch_env",
+]
 
 BACKENDS = ("process", "thread")
 """Where :class:`ShardedBatchEnv` runs its shards: worker processes or threads of this one."""
@@ -110,8 +123,11 @@ def shard_bounds(num_tables: int, num_workers: int) -> list[tuple[int, int]]:
     return out
 
 
-def _layout(b: int, channels: int, observe: str, autoreset_mode: str) -> dict[str, tuple]:
-    """Name -> (shape, dtype) of every shared buffer for B tables and C channels."""
+def _layout(
+    b: int, channels: int, observe: str, autoreset_mode: str, obs_dtype: Any = np.float32
+) -> dict[str, tuple]:
+    """Name -> (shape, dtype) of every shared buffer for B tables, C channels and the
+    observations' dtype."""
     lay: dict[str, tuple] = {
         "actions": ((b, 4), np.int64),
         "to_act": ((b, 4), np.bool_),
@@ -124,13 +140,13 @@ def _layout(b: int, channels: int, observe: str, autoreset_mode: str) -> dict[st
         "phase": ((b,), np.int8),
     }
     if observe in ("all", "acting"):
-        lay["observation"] = ((b, 4, channels, _T), np.float32)
+        lay["observation"] = ((b, 4, channels, _T), obs_dtype)
     elif observe == "packed":
-        lay["observation"] = ((4 * b, channels, _T), np.float32)
+        lay["observation"] = ((4 * b, channels, _T), obs_dtype)
         lay["games"] = ((4 * b,), np.int64)
         lay["seats"] = ((4 * b,), np.int64)
     if autoreset_mode == "same_step" and observe != "none":
-        lay["final_obs"] = ((4 * b, channels, _T), np.float32)
+        lay["final_obs"] = ((4 * b, channels, _T), obs_dtype)
     return lay
 
 
@@ -160,6 +176,7 @@ class _ShardEnv(MCRBatchEnv):
         # replaces its observation building
         self.observe_mode = observe
         self.lo, self.hi = lo, hi
+        self.engine_first_game = first_game + lo  # global index of this shard's table 0
         # packed blocks are shared by all shards (each writes its own rows); the others are
         # (B, ...) arrays of which this shard owns rows lo..hi-1
         whole = {"games", "seats", "final_obs"} | (
@@ -182,7 +199,9 @@ class _ShardEnv(MCRBatchEnv):
             v["observation"][...] = 0.0
             g, s = np.nonzero(eng.to_act)
             if g.size:
-                v["observation"][g, s] = self.observe(g, s)
+                v["observation"][g, s] = encode_pairs(
+                    self.encoder, eng.state, g, s, dtype=self.obs_dtype
+                )
         elif mode == "packed":
             self.acting = np.nonzero(eng.to_act)
         return {}
@@ -226,6 +245,123 @@ def _first_illegal(mask, to_act, actions):
                 if a < 0 or a >= mask.shape[2] or mask[b, s, a] == 0:
                     return 4 * b + s
     return -1
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mix64(x):
+    """splitmix64's finaliser (wrapping ``uint64`` arithmetic)."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * np.uint64(0xBF58476D1CE4E5B9)
+    x = x ^ (x >> np.uint64(27))
+    x = x * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _absorb(h, part):
+    """The hash ``h`` with one more key part (a non-negative int) mixed in."""
+    return _mix64(h ^ (np.uint64(part) * _GOLDEN + np.uint64(1)))
+
+
+@njit(cache=True, nogil=True)
+def _keyed_actions(mask, to_act, key, first, step, out):
+    """:func:`keyed_random_actions` into ``out (n, 4) int64`` (acting seats only) for
+    ``mask (n, 4, A) uint8``, ``to_act (n, 4) bool``, ``key`` (uint64 of the seed), ``first``
+    (global index of row 0) and ``step``; returns -1, or ``4 * row + seat`` of the first acting
+    seat without a legal action (``out`` is then partly written)."""
+    hs = _absorb(_mix64(key + _GOLDEN), step)
+    a_n = mask.shape[2]
+    for b in range(to_act.shape[0]):
+        hb = _absorb(hs, first + b)
+        for s in range(4):
+            if not to_act[b, s]:
+                continue
+            row = mask[b, s]
+            c = 0
+            for a in range(a_n):
+                c += row[a]
+            if c == 0:
+                return 4 * b + s
+            r = 0
+            if c > 1:
+                # Lemire's unbiased bounded draw on the high 32 bits of hash j = 0, 1, ...
+                hseat = _absorb(hb, s)
+                j = 0
+                m = np.int64(_absorb(hseat, j) >> np.uint64(32)) * c
+                threshold = ((1 << 32) - c) % c
+                while (m & 0xFFFFFFFF) < threshold:
+                    j += 1
+                    m = np.int64(_absorb(hseat, j) >> np.uint64(32)) * c
+                r = m >> 32
+            for a in range(a_n):
+                r -= row[a]
+                if r < 0:
+                    out[b, s] = a
+                    break
+    return -1
+
+
+def keyed_random_actions(
+    action_mask: np.ndarray,
+    to_act: np.ndarray,
+    seed: int,
+    step: int,
+    first_game: int = 0,
+) -> np.ndarray:
+    """Uniformly random legal actions drawn from a counter-based stream keyed by the table,
+    not by the batch: what :meth:`ShardedBatchEnv.step_random` plays (random play:
+    benchmarks, random opponents, tests), computed here for any batch env's masks.
+
+    The draw (one compiled pass): an acting seat ``s`` of global table ``g = first_game + b``
+    with ``c`` legal actions at env step ``step`` takes its ``r``-th legal id (0-based,
+    ascending), ``r`` uniform in ``0..c-1`` by Lemire's unbiased multiply-and-reject on the high
+    32 bits of the splitmix64 hashes ``H(seed, step, g, s, j)``, ``j = 0, 1, ...`` (a rejection
+    takes the next ``j``; no draw for ``c = 1``). The key holds no batch size, shard or call
+    order, so the same ``(seed, step)`` gives table ``g`` the same actions in an env of any B
+    and any sharding (``docs/rules.md §10``: who is asked, hence ``to_act``, is the engine's).
+
+    Args:
+        action_mask: ``(B, 4, A)`` int8/uint8/bool, 1 = legal (an env's ``action_mask``).
+        to_act: ``(B, 4) bool``, the seats to draw for.
+        seed: any int (taken modulo 2**64). step: the env step (>= 0).
+        first_game: global index of table 0 (a shard's ``lo``).
+
+    Returns:
+        ``(B, 4) int64``: the drawn action of every acting seat, 0 elsewhere.
+
+    Raises:
+        ValueError: shapes differ, ``step`` or ``first_game`` negative, or an acting seat has
+            no legal action (the message names table and seat).
+        TypeError: ``seed``/``step`` not ints.
+    """
+    mask = np.asarray(action_mask)
+    act = np.asarray(to_act)
+    if mask.ndim != 3 or mask.shape[1] != 4 or act.shape != mask.shape[:2]:
+        raise ValueError(
+            f"action_mask must be (B, 4, A) and to_act (B, 4), got {mask.shape} and {act.shape}"
+        )
+    if act.dtype != np.bool_:
+        raise TypeError(f"to_act must be a bool array, got dtype {act.dtype}")
+    for name, v in (("seed", seed), ("step", step), ("first_game", first_game)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"{name} must be an int, got {type(v).__name__}")
+    if step < 0 or first_game < 0:
+        raise ValueError(f"step and first_game must be >= 0, got {step}, {first_game}")
+    out = np.zeros(act.shape, dtype=np.int64)
+    flat = np.ascontiguousarray(mask).view(np.uint8) if mask.dtype.itemsize == 1 else None
+    if flat is None:
+        raise TypeError(f"action_mask must be int8/uint8/bool, got dtype {mask.dtype}")
+    bad = _keyed_actions(flat, act, _seed_key(seed), int(first_game), int(step), out)
+    if bad >= 0:
+        raise ValueError(f"table {bad // 4}, seat {bad % 4} is acting without a legal action")
+    return out
+
+
+def _seed_key(seed: int) -> np.uint64:
+    return np.uint64(int(seed) % (1 << 64))
 
 
 def _make_shard(
@@ -371,7 +507,7 @@ class _PackedOffsets:
 
 def _serve(env: _ShardEnv, views: dict, cmd: str, arg: Any) -> Any:
     """Run one command on the shard; returns the (small) reply payload."""
-    if cmd in ("reset", "step"):
+    if cmd in ("reset", "step", "step_random"):
         # packed: encode now at this row (one process worker: 0), at the row an _OffsetSlot
         # gives (thread backend), or later with an "encode" command (None)
         offset = arg.pop("offset")
@@ -409,6 +545,19 @@ def _serve_step(env: _ShardEnv, views: dict, cmd: str, arg: dict, offset: Any) -
         v["hand_over"][...] = False
     else:
         actions = views["actions"][lo : env.hi]
+        if cmd == "step_random":  # the shard draws its own tables' actions
+            eng = env.engine
+            bad = _keyed_actions(
+                eng.legal_mask.view(np.uint8),
+                eng.to_act,
+                _seed_key(arg["seed"]),
+                env.engine_first_game,
+                arg["step"],
+                actions,
+            )
+            if bad >= 0:
+                table = lo + bad // 4
+                raise RuntimeError(f"engine invariant: table {table} acts without a legal action")
         _, rewards, terminated, _, info = env.step(actions)
         np.copyto(v["settlement"], info["settlement"])
         np.copyto(v["hand_over"], info["hand_over"])
@@ -493,9 +642,13 @@ class ShardedBatchEnv:
             engine's and the encoders' numba kernels release the GIL; no IPC and no extra
             process, so on a few cores it costs less; ``start_method`` is ignored). Both give
             identical results.
+        obs_dtype: dtype of ``observation`` and ``info["final_obs"]`` in the shared buffers
+            and the arrays returned: ``"float32"`` (default) or ``"uint8"`` where the encoder
+            writes it, exactly as :class:`~mcr_env.envs.batch.MCRBatchEnv`'s ``obs_dtype``
+            (the same values; a quarter of the bytes to write and read per step).
 
-    ``reset``/``step`` return exactly what ``MCRBatchEnv`` returns for the same arguments
-    (``obs`` dict with ``observation``, ``action_mask (B, 4, 235) int8`` (1 = legal,
+    ``reset``/``step``/``step_random`` return exactly what ``MCRBatchEnv`` returns for the
+    same arguments (``obs`` dict with ``observation``, ``action_mask (B, 4, 235) int8`` (1 = legal,
     :data:`mcr_env.envs.batch.MASK_DTYPE`), ``to_act (B, 4) bool``, and ``games``/``seats``
     with ``observe="packed"``; ``rewards (B, 4) float32``, ``terminated (B,) bool``,
     ``truncated (B,) bool``, ``info`` with ``settlement (B, 4) int32``, ``hand_over (B,)
@@ -523,6 +676,7 @@ class ShardedBatchEnv:
         start_method: str = "spawn",
         first_game: int = 0,
         backend: str = "process",
+        obs_dtype: Any = "float32",
     ):
         self._procs: list = []
         self._conns: list = []
@@ -553,6 +707,11 @@ class ShardedBatchEnv:
         self.config = config
         self.encoder = get_encoder(encoder) if isinstance(encoder, str) else encoder
         self.reward_fn = make_reward(reward, **(reward_kwargs or {}))  # validates the spec
+        # as MCRBatchEnv: the encoder's check, float32 only for an encoder without one
+        check = getattr(self.encoder, "check_dtype", None)
+        self.obs_dtype = np.dtype(obs_dtype) if check is None else check(obs_dtype)
+        if check is None and self.obs_dtype != np.float32:
+            raise ValueError(f"encoder {self.encoder!r} writes float32 observations only")
         self.autoreset_mode = autoreset_mode
         self.observe_mode = observe
         self.copy_obs = bool(copy_obs)
@@ -560,8 +719,9 @@ class ShardedBatchEnv:
         self.shards = shard_bounds(self.num_tables, self.num_workers)
         self._started = False
         self._root_drawn = False
+        self._steps = 0  # env steps since the last reset (the key of step_random's draws)
         b, c = self.num_tables, self.encoder.num_channels
-        layout = _layout(b, c, observe, autoreset_mode)
+        layout = _layout(b, c, observe, autoreset_mode, self.obs_dtype)
         kwargs = {
             "config": config,
             "encoder": encoder,
@@ -569,6 +729,7 @@ class ShardedBatchEnv:
             "reward_kwargs": reward_kwargs,
             "autoreset_mode": autoreset_mode,
             "claim_round": claim_round,
+            "obs_dtype": self.obs_dtype.name,
         }
         if backend == "thread":
             self._start_threads(layout, kwargs, observe, record)
@@ -809,6 +970,7 @@ class ShardedBatchEnv:
             self._send(i, "reset", {"seed": seed, "walls": parts[i], "offset": offsets[i]})
         replies = self._gather(range(self.num_workers), "reset")
         self._started = True
+        self._steps = 0
         obs = self._collect(replies, True)
         return obs, {"player_at_seat": self._v["player_at_seat"].copy()}
 
@@ -834,10 +996,43 @@ class ShardedBatchEnv:
         np.copyto(v["actions"], acts, casting="unsafe")  # read by the workers on "step"
         if self.config.illegal_action == "raise":
             self._check_legal(acts)
+        return self._step_shards("step", {})
+
+    def step_random(self, seed: int = 0) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """Every acting seat plays a uniformly random legal action, drawn inside the shards
+        (in parallel, nothing computed or copied in the caller): random play for benchmarks,
+        random opponents and tests. Returns what :meth:`step` returns.
+
+        Seeding: the actions are :func:`keyed_random_actions` of the current masks with
+        ``seed`` and ``step`` = the env steps (``step`` and ``step_random`` calls) since the
+        last :meth:`reset`, table ``g``'s draws keyed by its global index
+        ``first_game + g``. So they depend on neither k, nor B, nor the backend:
+        ``MCRBatchEnv.step(keyed_random_actions(obs["action_mask"], obs["to_act"], seed, t))``
+        at step ``t`` plays the same games (a tested property).
+
+        Args:
+            seed: any int (taken modulo 2**64); the same seed may be used at every step.
+
+        Raises:
+            RuntimeError: before ``reset`` or after ``close``.
+            TypeError: ``seed`` is not an int.
+            WorkerError: a worker died or failed (the env is closed).
+        """
+        self._check_open()
+        if not self._started:
+            raise RuntimeError("call reset() before step_random()")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise TypeError(f"seed must be an int, got {type(seed).__name__}")
+        return self._step_shards("step_random", {"seed": int(seed), "step": self._steps})
+
+    def _step_shards(self, cmd: str, arg: dict) -> tuple:
+        """One ``step``/``step_random`` command to every shard; the step's results."""
+        v = self._v
         offsets = self._step_offsets()
         for i in range(self.num_workers):
-            self._send(i, "step", {"offset": offsets[i]})
-        replies = self._gather(range(self.num_workers), "step")
+            self._send(i, cmd, {**arg, "offset": offsets[i]})
+        self._steps += 1
+        replies = self._gather(range(self.num_workers), cmd)
         obs = self._collect(replies, False)
         rewards = v["rewards"].copy()
         terminated = v["terminated"].copy()

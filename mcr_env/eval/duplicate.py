@@ -315,6 +315,7 @@ def duplicate_evaluate(
     progress: bool = True,
     desc: str | None = None,
     num_workers: int = 0,
+    shard_backend: str = "process",
 ) -> DuplicateResult:
     """Play ``walls`` walls under every seat permutation of ``lineup`` and collect statistics.
 
@@ -335,13 +336,17 @@ def duplicate_evaluate(
             (-1 = one per CPU), each batch with its own copy of the agents
             (:mod:`mcr_env.eval.parallel`: the same results for every k >= 1; equal to the
             in-process ones unless an agent has mutable state, e.g. ``RandomAgent``).
+        shard_backend: where the ``num_workers`` batches run: ``"process"`` (spawned worker
+            processes) or ``"thread"`` (threads of this process; each batch a deep copy of
+            the agents); the same results.
 
     Returns:
         :class:`DuplicateResult`.
 
     Raises:
         ValueError: a lineup that is not four agents, two different agents with the same name,
-            ``walls < 1``, ``batch_size < 1``, or an unknown permutation mode.
+            ``walls < 1``, ``batch_size < 1``, an unknown permutation mode or
+            ``shard_backend``.
         TypeError: a lineup entry that is not an agent, module or callable.
     """
     from tqdm import tqdm
@@ -355,6 +360,8 @@ def duplicate_evaluate(
         raise ValueError(f"walls must be an int >= 1, got {walls!r}")
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    if shard_backend not in ("process", "thread"):
+        raise ValueError(f"shard_backend {shard_backend!r} not valid; valid: process, thread")
     rules = rules or RulesConfig()
     if isinstance(encoder, str):
         from mcr_env.encoding import get_encoder
@@ -417,7 +424,9 @@ def duplicate_evaluate(
     if num_workers >= 1 and len(jobs) > 1:
         from mcr_env.eval.parallel import play_batches
 
-        results = play_batches(distinct, jobs, rules, encoder, num_workers, bar.update)
+        results = play_batches(
+            distinct, jobs, rules, encoder, num_workers, bar.update, backend=shard_backend
+        )
     else:
         results = []
         for agent_index, walls_b in jobs:

@@ -1,19 +1,23 @@
-"""Duplicate-evaluation batches over worker processes (docs/design.md "Scale").
+"""Duplicate-evaluation batches over worker processes or threads (docs/design.md "Scale").
 
 :func:`play_batches` plays independent batches of games (explicit walls, an agent index per
-seat) in a pool of ``num_workers`` spawned processes. Every batch is sent to a worker together
-with its OWN copy of the agents (pickled per batch), so a batch's games never depend on which
-worker played it or on the batches before it: the results are the same for every
-``num_workers >= 1``. For agents without mutable state (rule-based, a greedy torch policy) they
-also equal the in-process loop's; a stateful agent (``RandomAgent``'s generator) starts every
-batch from its initial state here, while the in-process loop carries its state over.
+seat) in a pool of ``num_workers`` spawned processes (``backend="process"``) or threads of this
+process (``backend="thread"``: no spawn, no pickling; the engine's kernels and torch release
+the GIL). Every batch gets its OWN copy of the agents (pickled per batch to a process, a
+``copy.deepcopy`` per batch for a thread), so a batch's games never depend on which worker
+played it or on the batches before it: the results are the same for every
+``num_workers >= 1`` and both backends. For agents without mutable state (rule-based, a
+greedy torch policy) they also equal the in-process loop's; a stateful agent (``RandomAgent``'s
+generator) starts every batch from its initial state here, while the in-process loop carries
+its state over.
 """
 
 from __future__ import annotations
 
+import copy
 import multiprocessing as mp
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -65,21 +69,33 @@ def play_batches(
     encoder: Any,
     num_workers: int,
     on_done: Callable[[int], None] | None = None,
+    backend: str = "process",
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
     """:func:`play_batch` for every ``(agent_index, walls)`` job, in ``num_workers`` spawned
-    processes (results in job order; ``on_done(n_games)`` after each finished job).
+    processes or threads (``backend`` ``"process"`` or ``"thread"``; results in job order;
+    ``on_done(n_games)`` after each finished job).
 
     Raises:
-        ValueError: ``num_workers < 1``. Whatever a job raises is re-raised here.
+        ValueError: ``num_workers < 1`` or an unknown ``backend``. Whatever a job raises is
+            re-raised here.
     """
     if num_workers < 1:
         raise ValueError(f"num_workers must be >= 1, got {num_workers}")
-    ctx = mp.get_context("spawn")
-    with ProcessPoolExecutor(
-        max_workers=min(num_workers, len(jobs)), mp_context=ctx, initializer=_one_thread
-    ) as pool:
+    workers = min(num_workers, len(jobs))
+    if backend == "process":
+        pool = ProcessPoolExecutor(
+            max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_one_thread
+        )
+        own = list  # the agents are pickled to the worker with each job
+    elif backend == "thread":
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mcr-eval")
+        own = copy.deepcopy  # each job its own agents, as a pickled copy would be
+    else:
+        raise ValueError(f"backend {backend!r} not valid; valid: process, thread")
+    with pool:
         futures = [
-            pool.submit(play_batch, list(agents), ai, walls, rules, encoder) for ai, walls in jobs
+            pool.submit(play_batch, own(list(agents)), ai, walls, rules, encoder)
+            for ai, walls in jobs
         ]
         out = []
         for f, (ai, _) in zip(futures, jobs):
