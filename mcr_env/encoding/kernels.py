@@ -158,11 +158,11 @@ def planes_v0_rows(
             flat[i, j] = 0
         # ---- private: own hand, drawn tile, own concealed kongs
         _thermo(flat, i, _O_HAND * w, w, hand, g, s)
-        d = drawn_tile[g, s]
+        d = int(drawn_tile[g, s])  # int: numpy int8 + offset would overflow unjitted
         if 0 <= d < T:
             flat[i, _O_DRAWN * w + d] = 1
         for j in range(n_kongs):
-            t = angang_tile[g, s, j]
+            t = int(angang_tile[g, s, j])
             if 0 <= t < T:
                 flat[i, _O_OWN_ANGANG * w + t] += 1
         # ---- public, per relative seat r (absolute seat a = (s + r) % 4)
@@ -170,8 +170,8 @@ def planes_v0_rows(
             a = (s + r) % 4
             n_angang = 0
             for j in range(n_slots):
-                k = meld_kind[g, a, j]
-                t = meld_tile[g, a, j]
+                k = int(meld_kind[g, a, j])
+                t = int(meld_tile[g, a, j])
                 if k == _ANGANG:
                     n_angang += 1
                 if t < 0 or t >= T:
@@ -192,14 +192,14 @@ def planes_v0_rows(
             nd = min(max(n_discards[g, a], 0), cap)
             b = (_O_DISCARDS + r) * w
             for j in range(nd):
-                t = discards[g, a, j]
+                t = int(discards[g, a, j])
                 if 0 <= t < T:
                     flat[i, b + t] += 1
             for k in range(min(N_RECENT, nd)):
-                t = discards[g, a, nd - 1 - k]
+                t = int(discards[g, a, nd - 1 - k])
                 if 0 <= t < T:
                     flat[i, (_O_RECENT + N_RECENT * r + k) * w + t] = 1
-            f = flower_count[g, a]
+            f = int(flower_count[g, a])
             if f:
                 _fill(flat, i, (_O_FLOWERS + r) * w, w, f)
             left = tiles_left[g, a]
@@ -210,8 +210,8 @@ def planes_v0_rows(
         # ---- unseen: 4 - own hand - visible - own concealed kongs (a won discard once): the
         # thermometer of 4 - hand - visible for every tile, then the columns of the own kongs'
         # tiles and of a won discard rewritten with their exact counts
-        tip = tile_in_play[g]
-        ph = phase[g]
+        tip = int(tile_in_play[g])
+        ph = int(phase[g])
         er = end_reason[g]
         won = ph == _P_OVER and (er == _R_DISCARD or er == _R_ROB) and winner[g] == s
         for k in range(4):
@@ -219,7 +219,7 @@ def planes_v0_rows(
             for t in range(w):
                 flat[i, o + t] = 1 if hand[g, s, t] + visible_count[g, t] < 4 - k else 0
         for j in range(-1, n_kongs):
-            t = tip if j < 0 else angang_tile[g, s, j]
+            t = tip if j < 0 else int(angang_tile[g, s, j])
             if (j >= 0 or won) and 0 <= t < T:
                 c = 4 - hand[g, s, t] - visible_count[g, t] + (1 if won and t == tip else 0)
                 for m in range(n_kongs):
@@ -230,14 +230,14 @@ def planes_v0_rows(
         # ---- per game / per observer
         if 0 <= tip < T:
             flat[i, _O_TILE_IN_PLAY * w + tip] = 1
-        pb = played_by[g]
+        pb = int(played_by[g])
         if pb >= 0:
             _fill(flat, i, (_O_PLAYED_BY + (pb - s) % 4) * w, w, 1)
-        cur = current_seat[g]
+        cur = int(current_seat[g])
         if ph != _P_OVER and cur >= 0:
             _fill(flat, i, (_O_CURRENT + (cur - s) % 4) * w, w, 1)
-        flat[i, _O_SEAT_WIND * w + 27 + (s - dealer[g]) % 4] = 1
-        pw = 27 + prevalent_wind[g]
+        flat[i, _O_SEAT_WIND * w + 27 + (s - int(dealer[g])) % 4] = 1
+        pw = 27 + int(prevalent_wind[g])
         if 0 <= pw < T:
             flat[i, _O_PREVALENT * w + pw] = 1
         if 0 <= ph < 5:
@@ -261,7 +261,7 @@ def _wall_counts(g, wall, wall_front, wall_back, counts):
         lo = seg * _BOTZONE_SEGMENT if botzone else 0
         hi = (seg + 1) * _BOTZONE_SEGMENT if botzone and seg < 3 else n_wall
         for slot in range(max(lo, wall_front[g, seg]), min(hi, wall_back[g, seg])):
-            t = wall[g, slot]
+            t = int(wall[g, slot])
             if 0 <= t < T:
                 counts[t] += 1
     return botzone
@@ -292,7 +292,7 @@ def oracle_rows(games, seats, out, c0, hand, angang_tile, wall, wall_front, wall
             a = (s + r) % 4
             _thermo(flat, i, (c0 + _X_HANDS + 4 * (r - 1)) * w, w, hand, g, a)
             for j in range(angang_tile.shape[2]):
-                t = angang_tile[g, a, j]
+                t = int(angang_tile[g, a, j])
                 if 0 <= t < T:
                     flat[i, (c0 + _X_ANGANG + r - 1) * w + t] += 1
         for k in range(4):
@@ -303,7 +303,7 @@ def oracle_rows(games, seats, out, c0, hand, angang_tile, wall, wall_front, wall
             seg = (s + r) % 4 if botzone else 0
             front = wall_front[g, seg]
             if front < wall_back[g, seg]:
-                t = wall[g, min(front, n_wall - 1)]
+                t = int(wall[g, min(front, n_wall - 1)])
                 if 0 <= t < T:
                     flat[i, (c0 + _X_NEXT + r) * w + t] = 1
 
