@@ -1,8 +1,9 @@
 """Compiled (numba) row kernels of the ``planes-v0``, ``oracle-v0`` and ``planes-v1`` encoders.
 
 Each kernel loops over the N (game, seat) pairs of one ``encode`` call and writes every channel
-of its block of ``out (N, C, 34) float32`` straight from the engine's ``GameState`` arrays (a few
-``(k, 34)`` scratch rows per call, no cache: exact for any state). They restate, row by row,
+of its block of ``out (N, C, 34) float32`` (or uint8) straight from the engine's ``GameState``
+arrays (no cache kept between calls: exact for any state whose seats' discards fill the first
+``n_discards`` slots, as the engine's do). They restate, row by row,
 the readable piece functions of :mod:`mcr_env.encoding.planes` (the reference; tests check the
 bytes are identical), and ``tests/test_encoding_kernels.py`` checks them against a plain-Python
 restatement on many states.
@@ -88,25 +89,32 @@ _BOTZONE_SEGMENT = 34
 # The row kernels view ``out`` as ``(N, C * 34)`` (``out`` must be C-contiguous: the Python
 # wrappers in :mod:`mcr_env.encoding.planes` guarantee it), zero the encoder's channels of a row
 # with one loop (while the row sits in L1) and then write only the non-zero values: dense,
-# vectorized loops for the thermometers, 34-wide runs for the broadcast channels that are not
-# zero, single stores for the one-hot and count channels. They index the arrays element by
-# element and take no per-row views (a view costs reference-count calls). Loops over the 34
-# columns run to ``w = out.shape[2]`` (a runtime bound, always 34): with the compile-time
-# constant LLVM unrolls them into scalar stores, with the runtime bound it vectorizes them.
+# vectorized loops for the thermometers and the broadcast channels, single stores for the
+# one-hot and count channels. They index the arrays element by element and take no per-row
+# views (a view costs reference-count calls). Offsets into a row are unsigned (``np.uintp``:
+# numba then skips the negative-index wrap-around select that keeps a loop from vectorizing;
+# never mix them with signed ints, whose sum numba types as float). Loops over the 34 columns
+# run to ``w = out.shape[2]`` (a runtime bound, always 34): with the compile-time constant LLVM
+# unrolls them into scalar stores, with the runtime bound it vectorizes them.
+
+_U = np.uintp
+_U1 = np.uintp(1)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _fill(flat, i, b, w, value):
-    """``flat[i, b:b + w] = value`` (one channel of a row: a broadcast value)."""
+    """``flat[i, b:b + w] = value`` (one channel of a row: a broadcast value); ``b``, ``w``
+    unsigned."""
     for t in range(w):
         flat[i, b + t] = value
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _thermo(flat, i, b, w, counts, g, s):
-    """Channels ``k = 0..3`` from flat offset ``b`` of row ``i``: ``counts[g, s, t] > k``."""
+    """Channels ``k = 0..3`` from the unsigned flat offset ``b`` of row ``i``:
+    ``counts[g, s, t] > k``."""
     for k in range(4):
-        o = b + k * w
+        o = b + _U(k) * w
         for t in range(w):
             flat[i, o + t] = 1 if counts[g, s, t] > k else 0
 
@@ -146,104 +154,105 @@ def planes_v0_rows(
     observer's row only). A seat's discards are the first ``n_discards`` slots of its row of
     ``discards`` (filled in order)."""
     n_rows = games.shape[0]
-    w = out.shape[2]
-    flat = out.reshape(n_rows, out.shape[1] * w)
+    w = _U(out.shape[2])
+    flat = out.reshape(n_rows, out.shape[1] * out.shape[2])
     n_slots = meld_kind.shape[2]
     n_kongs = angang_tile.shape[2]
     cap = discards.shape[2]
+    # unsigned flat offsets of the channels
+    o_hand, o_drawn, o_own = _U(_O_HAND) * w, _U(_O_DRAWN) * w, _U(_O_OWN_ANGANG) * w
+    o_unseen, o_tip, o_played = _U(_O_UNSEEN) * w, _U(_O_TILE_IN_PLAY) * w, _U(_O_PLAYED_BY) * w
+    o_current, o_seat_wind = _U(_O_CURRENT) * w, _U(_O_SEAT_WIND) * w
+    o_prevalent, o_phase = _U(_O_PREVALENT) * w, _U(_O_PHASE) * w
+    o_after, n_zero = _U(_O_AFTER_KONG) * w, _U(PLANES_V0_CHANNELS) * w
     for i in range(n_rows):
         g = games[i]
         s = seats[i]
-        for j in range(PLANES_V0_CHANNELS * w):
+        for j in range(n_zero):
             flat[i, j] = 0
         # ---- private: own hand, drawn tile, own concealed kongs
-        _thermo(flat, i, _O_HAND * w, w, hand, g, s)
-        d = int(drawn_tile[g, s])  # int: numpy int8 + offset would overflow unjitted
+        _thermo(flat, i, o_hand, w, hand, g, s)
+        d = drawn_tile[g, s]
         if 0 <= d < T:
-            flat[i, _O_DRAWN * w + d] = 1
+            flat[i, o_drawn + _U(d)] = 1
         for j in range(n_kongs):
-            t = int(angang_tile[g, s, j])
+            t = angang_tile[g, s, j]
             if 0 <= t < T:
-                flat[i, _O_OWN_ANGANG * w + t] += 1
+                flat[i, o_own + _U(t)] += 1
         # ---- public, per relative seat r (absolute seat a = (s + r) % 4)
         for r in range(4):
             a = (s + r) % 4
+            o_chi, o_peng = _U(_O_CHI + r) * w, _U(_O_PENG + r) * w
+            o_gang, o_disc = _U(_O_GANG + r) * w, _U(_O_DISCARDS + r) * w
             n_angang = 0
             for j in range(n_slots):
-                k = int(meld_kind[g, a, j])
-                t = int(meld_tile[g, a, j])
+                k = meld_kind[g, a, j]
+                t = meld_tile[g, a, j]
                 if k == _ANGANG:
                     n_angang += 1
                 if t < 0 or t >= T:
                     continue
                 if k == _CHI:  # the chow around middle tile t holds t - 1, t, t + 1
-                    b = (_O_CHI + r) * w + t
+                    b = o_chi + _U(t)
                     flat[i, b] += 1
                     if t >= 1:
-                        flat[i, b - 1] += 1
+                        flat[i, b - _U1] += 1
                     if t + 1 < T:
-                        flat[i, b + 1] += 1
+                        flat[i, b + _U1] += 1
                 elif k == _PENG:
-                    flat[i, (_O_PENG + r) * w + t] += 1
+                    flat[i, o_peng + _U(t)] += 1
                 elif k == _GANG:
-                    flat[i, (_O_GANG + r) * w + t] += 1
-            if n_angang:
-                _fill(flat, i, (_O_ANGANG_COUNT + r) * w, w, n_angang)
+                    flat[i, o_gang + _U(t)] += 1
+            _fill(flat, i, _U(_O_ANGANG_COUNT + r) * w, w, n_angang)
             nd = min(max(n_discards[g, a], 0), cap)
-            b = (_O_DISCARDS + r) * w
             for j in range(nd):
-                t = int(discards[g, a, j])
+                t = discards[g, a, j]
                 if 0 <= t < T:
-                    flat[i, b + t] += 1
+                    flat[i, o_disc + _U(t)] += 1
             for k in range(min(N_RECENT, nd)):
-                t = int(discards[g, a, nd - 1 - k])
+                t = discards[g, a, nd - 1 - k]
                 if 0 <= t < T:
-                    flat[i, (_O_RECENT + N_RECENT * r + k) * w + t] = 1
-            f = int(flower_count[g, a])
-            if f:
-                _fill(flat, i, (_O_FLOWERS + r) * w, w, f)
+                    flat[i, _U(_O_RECENT + N_RECENT * r + k) * w + _U(t)] = 1
+            _fill(flat, i, _U(_O_FLOWERS + r) * w, w, flower_count[g, a])
             left = tiles_left[g, a]
-            if left:
-                _fill(flat, i, (_O_TILES_LEFT + r) * w, w, left / left_scale)  # out's dtype
-            if left <= 0:
-                _fill(flat, i, (_O_WALL_EMPTY + r) * w, w, 1)
+            _fill(flat, i, _U(_O_TILES_LEFT + r) * w, w, left / left_scale)  # out's dtype
+            _fill(flat, i, _U(_O_WALL_EMPTY + r) * w, w, 1 if left <= 0 else 0)
         # ---- unseen: 4 - own hand - visible - own concealed kongs (a won discard once): the
         # thermometer of 4 - hand - visible for every tile, then the columns of the own kongs'
         # tiles and of a won discard rewritten with their exact counts
-        tip = int(tile_in_play[g])
-        ph = int(phase[g])
+        tip = tile_in_play[g]
+        ph = phase[g]
         er = end_reason[g]
         won = ph == _P_OVER and (er == _R_DISCARD or er == _R_ROB) and winner[g] == s
         for k in range(4):
-            o = (_O_UNSEEN + k) * w
+            o = o_unseen + _U(k) * w
             for t in range(w):
                 flat[i, o + t] = 1 if hand[g, s, t] + visible_count[g, t] < 4 - k else 0
         for j in range(-1, n_kongs):
-            t = tip if j < 0 else int(angang_tile[g, s, j])
+            t = tip if j < 0 else angang_tile[g, s, j]
             if (j >= 0 or won) and 0 <= t < T:
                 c = 4 - hand[g, s, t] - visible_count[g, t] + (1 if won and t == tip else 0)
                 for m in range(n_kongs):
                     if angang_tile[g, s, m] == t:
                         c -= 4
                 for k in range(4):
-                    flat[i, (_O_UNSEEN + k) * w + t] = 1 if c > k else 0
+                    flat[i, o_unseen + _U(k) * w + _U(t)] = 1 if c > k else 0
         # ---- per game / per observer
         if 0 <= tip < T:
-            flat[i, _O_TILE_IN_PLAY * w + tip] = 1
-        pb = int(played_by[g])
+            flat[i, o_tip + _U(tip)] = 1
+        pb = played_by[g]
         if pb >= 0:
-            _fill(flat, i, (_O_PLAYED_BY + (pb - s) % 4) * w, w, 1)
-        cur = int(current_seat[g])
+            _fill(flat, i, o_played + _U((pb - s) % 4) * w, w, 1)
+        cur = current_seat[g]
         if ph != _P_OVER and cur >= 0:
-            _fill(flat, i, (_O_CURRENT + (cur - s) % 4) * w, w, 1)
-        flat[i, _O_SEAT_WIND * w + 27 + (s - int(dealer[g])) % 4] = 1
-        pw = 27 + int(prevalent_wind[g])
+            _fill(flat, i, o_current + _U((cur - s) % 4) * w, w, 1)
+        flat[i, o_seat_wind + _U(27 + (s - dealer[g]) % 4)] = 1
+        pw = 27 + prevalent_wind[g]
         if 0 <= pw < T:
-            flat[i, _O_PREVALENT * w + pw] = 1
-        if 0 <= ph < 5:
-            _fill(flat, i, (_O_PHASE + ph) * w, w, 1)
-        if after_kong[g]:
-            _fill(flat, i, _O_AFTER_KONG * w, w, 1)
+            flat[i, o_prevalent + _U(pw)] = 1
+        for p in range(5):
+            _fill(flat, i, o_phase + _U(p) * w, w, 1 if p == ph else 0)
+        _fill(flat, i, o_after, w, 1 if after_kong[g] else 0)
 
 
 @njit(cache=True, nogil=True)
@@ -261,7 +270,7 @@ def _wall_counts(g, wall, wall_front, wall_back, counts):
         lo = seg * _BOTZONE_SEGMENT if botzone else 0
         hi = (seg + 1) * _BOTZONE_SEGMENT if botzone and seg < 3 else n_wall
         for slot in range(max(lo, wall_front[g, seg]), min(hi, wall_back[g, seg])):
-            t = int(wall[g, slot])
+            t = wall[g, slot]
             if 0 <= t < T:
                 counts[t] += 1
     return botzone
@@ -274,58 +283,61 @@ def oracle_rows(games, seats, out, c0, hand, angang_tile, wall, wall_front, wall
     ``seats`` ``(N,) intp`` into ``out`` (C-contiguous); reads hidden fields (``oracle-v0``
     only). The wall counts are computed once per run of rows of the same game."""
     n_rows = games.shape[0]
-    w = out.shape[2]
-    flat = out.reshape(n_rows, out.shape[1] * w)
+    w = _U(out.shape[2])
+    flat = out.reshape(n_rows, out.shape[1] * out.shape[2])
     counts = np.zeros(T, dtype=np.int32)
     n_wall = wall.shape[1]
+    lo, hi = _U(c0) * w, _U(c0 + ORACLE_CHANNELS) * w
+    o_wall, o_next = _U(c0 + _X_WALL) * w, _U(c0 + _X_NEXT) * w
     last_g = -1
     botzone = False
     for i in range(n_rows):
         g = games[i]
         s = seats[i]
-        for j in range(c0 * w, (c0 + ORACLE_CHANNELS) * w):
+        for j in range(lo, hi):
             flat[i, j] = 0
         if g != last_g:
             botzone = _wall_counts(g, wall, wall_front, wall_back, counts)
             last_g = g
         for r in range(1, 4):
             a = (s + r) % 4
-            _thermo(flat, i, (c0 + _X_HANDS + 4 * (r - 1)) * w, w, hand, g, a)
+            _thermo(flat, i, _U(c0 + _X_HANDS + 4 * (r - 1)) * w, w, hand, g, a)
+            o_kong = _U(c0 + _X_ANGANG + r - 1) * w
             for j in range(angang_tile.shape[2]):
-                t = int(angang_tile[g, a, j])
+                t = angang_tile[g, a, j]
                 if 0 <= t < T:
-                    flat[i, (c0 + _X_ANGANG + r - 1) * w + t] += 1
+                    flat[i, o_kong + _U(t)] += 1
         for k in range(4):
-            o = (c0 + _X_WALL + k) * w
+            o = o_wall + _U(k) * w
             for t in range(w):
                 flat[i, o + t] = 1 if counts[t] > k else 0
         for r in range(4):
             seg = (s + r) % 4 if botzone else 0
             front = wall_front[g, seg]
             if front < wall_back[g, seg]:
-                t = int(wall[g, min(front, n_wall - 1)])
+                t = wall[g, min(front, n_wall - 1)]
                 if 0 <= t < T:
-                    flat[i, (c0 + _X_NEXT + r) * w + t] = 1
+                    flat[i, o_next + _U(r) * w + _U(t)] = 1
 
 
 @njit(cache=True, nogil=True)
 def match_rows(games, seats, out, c0, hand_number, player_at_seat, match_scores):
     """Write the 20 match channels of ``planes-v1`` (``out[:, c0:c0 + 20]``: hand number in
     the match one-hot, running score of the player at each relative seat / 100 clipped to
-    +-20) of the pairs ``games``, ``seats`` ``(N,) intp`` into ``out`` (C-contiguous)."""
-    n_rows = games.shape[0]
-    w = out.shape[2]
-    flat = out.reshape(n_rows, out.shape[1] * w)
+    +-20) of the pairs ``games``, ``seats`` ``(N,) intp`` (every channel written whole)."""
     scale = np.float32(SCORE_SCALE)
     clip = np.float32(SCORE_CLIP)
-    for i in range(n_rows):
+    for i in range(games.shape[0]):
         g = games[i]
         s = seats[i]
         for h in range(16):
-            _fill(flat, i, (c0 + _M_HAND + h) * w, w, 1.0 if h == hand_number[g] else 0.0)
+            value = 1.0 if h == hand_number[g] else 0.0
+            for t in range(out.shape[2]):
+                out[i, c0 + _M_HAND + h, t] = value
         for r in range(4):
             p = player_at_seat[g, (s + r) % 4]
             if p < 0:  # no player (empty state): numpy's index -1 wraps to the last player
                 p += match_scores.shape[1]
-            v = np.float32(match_scores[g, p]) / scale
-            _fill(flat, i, (c0 + _M_SCORES + r) * w, w, min(max(v, -clip), clip))
+            v = min(max(np.float32(match_scores[g, p]) / scale, -clip), clip)
+            for t in range(out.shape[2]):
+                out[i, c0 + _M_SCORES + r, t] = v
