@@ -179,6 +179,13 @@ class PPOConfig:
     value_warmup: int = 0
     """the first this many iterations train only the value head (or the oracle critic) on
     the rollouts, the policy frozen; the policy updates start after them."""
+    policy_temperature: float = 1.0
+    """T: before the first iteration the last layer of the policy head is divided by T, i.e.
+    the logits of the starting (e.g. BC) policy become ``logits / T``: its greedy actions are
+    unchanged (the evaluation plays greedily) while the actions sampled in the rollouts
+    explore. A behaviour-cloned policy is nearly deterministic (logit gaps of 8 and more), so
+    its policy and entropy gradients vanish and PPO cannot move it otherwise. 1 = unchanged;
+    must be > 0."""
     vf_coef: float = 0.5
     """value loss coefficient."""
     max_grad_norm: float = 0.5

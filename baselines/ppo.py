@@ -43,6 +43,9 @@ TensorBoard scalars: ``charts/learning_rate``, ``charts/SPS`` (stored decisions 
 ``losses/approx_kl``, ``losses/kl_ref`` (KL to the starting policy, ``kl_coef``),
 ``losses/clipfrac``, ``losses/explained_variance``.
 
+**Exploring from BC.** ``policy_temperature`` T divides the starting policy's logits by T
+(:func:`soften_policy`: greedy actions unchanged, the sampled ones explore).
+
 **Staying close to BC.** ``value_warmup`` iterations first fit the value head alone (the
 policy frozen: the BC value head was fitted to the teacher's self-play, not to the pool);
 ``kl_coef`` adds a penalty on the KL divergence from the policy PPO started from.
@@ -73,6 +76,7 @@ __all__ = [
     "ppo_update",
     "rollout",
     "sample_seed",
+    "soften_policy",
     "train_ppo",
 ]
 
@@ -242,6 +246,25 @@ def rollout(
     out = {k: np.concatenate(v) for k, v in buf.items() if k != "reward"}
     out["reward"] = np.asarray(rewards_t, dtype=np.float32)
     return out, points
+
+
+def soften_policy(net: PolicyValueNet, temperature: float) -> PolicyValueNet:
+    """Divide the last layer of ``net``'s policy head (weight and bias) by ``temperature`` in
+    place, so every logit becomes ``logit / temperature`` (masked logits stay masked): the
+    greedy action of every state is unchanged, the softmax is flatter for ``temperature > 1``.
+
+    Returns:
+        ``net``.
+
+    Raises:
+        ValueError: ``temperature <= 0``.
+    """
+    if not temperature > 0:
+        raise ValueError(f"temperature must be > 0, got {temperature}")
+    with torch.no_grad():
+        net.policy_fc.weight.div_(temperature)
+        net.policy_fc.bias.div_(temperature)
+    return net
 
 
 def sample_seed(gen: torch.Generator) -> int:
@@ -510,6 +533,8 @@ def train_ppo(
 
     if cfg.iterations < 0 or cfg.num_envs < 1:
         raise ValueError(f"iterations must be >= 0 and num_envs >= 1, got {cfg}")
+    if not cfg.policy_temperature > 0:
+        raise ValueError(f"ppo.policy_temperature must be > 0, got {cfg.policy_temperature}")
     if cfg.backend not in ("inprocess", "ray"):
         raise ValueError(f"ppo.backend {cfg.backend!r} not valid; valid: inprocess, ray")
     from mcr_env.envs.sharded import BACKENDS
@@ -531,6 +556,8 @@ def train_ppo(
             "backend: inprocess for ppo.pool, env.reward or ppo.oracle_critic"
         )
     device = resolve_device(cfg.device) if device is None else torch.device(device)
+    if cfg.iterations > 0 and cfg.policy_temperature != 1.0:
+        soften_policy(net, cfg.policy_temperature)
     gen = torch.Generator().manual_seed(seed)
     rng = np.random.default_rng(seed)
     env_encoder = env.encoder

@@ -2,6 +2,7 @@
 pool, reward selection through the trainer config, the oracle critic."""
 
 import copy
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -244,3 +245,36 @@ def test_gain_over_bc_is_the_paired_difference_on_the_report_walls(tmp_path):
     # the final policy is the BC checkpoint: exactly 0, nothing replayed
     for d in gain_over_bc(bc, bc_path, [res_bc], cfg, enc):
         assert (d.mean, d.ci95_low, d.ci95_high) == (0.0, 0.0, 0.0)
+
+
+def test_policy_temperature_keeps_greedy_actions_and_flattens_the_policy():
+    """ppo.policy_temperature T: the starting logits become logits / T (same argmax)."""
+    from baselines.ppo import soften_policy
+
+    net = _tiny_net(75)
+    rng = np.random.default_rng(4)
+    obs = torch.from_numpy(rng.random((32, 75, 34), dtype=np.float32))
+    mask = torch.from_numpy(rng.random((32, 235)) < 0.1)
+    mask[:, 2] = True
+    with torch.no_grad():
+        before, _ = net(obs, mask)
+        soften_policy(net, 4.0)
+        after, _ = net(obs, mask)
+    legal = mask.bool()
+    assert torch.allclose(after[legal], before[legal] / 4.0, rtol=1e-5, atol=1e-6)
+    assert torch.equal(after.argmax(1), before.argmax(1))
+    ent = [torch.distributions.Categorical(logits=x).entropy().mean() for x in (before, after)]
+    assert ent[1] > ent[0]
+    with pytest.raises(ValueError, match="temperature"):
+        soften_policy(net, 0.0)
+    # through the trainer config: a value warm-up iteration leaves the softened policy head
+    cfg = load_config(None, ["ppo.policy_temperature=4", "ppo.value_warmup=1"]).ppo
+    assert cfg.policy_temperature == 4.0
+    cfg = dataclasses.replace(cfg, iterations=1, num_envs=2, update_epochs=1, pool=("rule",))
+    net = _tiny_net(75)
+    w0, b0 = net.policy_fc.weight.detach().clone(), net.policy_fc.bias.detach().clone()
+    train_ppo(net, cfg, EnvConfig(), seed=5, progress=False)
+    assert torch.equal(net.policy_fc.weight, w0 / 4.0)
+    assert torch.equal(net.policy_fc.bias, b0 / 4.0)
+    with pytest.raises(ValueError, match="policy_temperature"):
+        train_ppo(_tiny_net(75), dataclasses.replace(cfg, policy_temperature=-1.0), EnvConfig(), 5)
