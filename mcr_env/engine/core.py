@@ -860,19 +860,16 @@ class MCREngine:
         # phase OVER, end reason EXHAUSTIVE, no winner or payer, zero (player) rewards,
         # hand_over set (match scores: + 0) in one call
         exhaustive_kernel(g, *self._bufs, *self._obufs)
+        # (the results' arrays are rows of two new arrays: one allocation each, not per hand;
+        # positional arguments: HandResult's fields in order)
         numbers = st.hand_number[g].tolist()
         players = st.player_at_seat[g]
+        zeros = np.zeros((len(g), 4), dtype=np.int32)
+        results = self.last_hand_result
+        exhaustive = EndReason.EXHAUSTIVE
         for i, gi in enumerate(g.tolist()):
-            self.last_hand_result[gi] = HandResult(
-                hand_number=numbers[i],
-                end_reason=EndReason.EXHAUSTIVE,
-                winner=-1,
-                win_from=-1,
-                win_tile=-1,
-                fans=(),
-                total=0,
-                settlement=np.zeros(4, dtype=np.int32),
-                player_at_seat=players[i].copy(),
+            results[gi] = HandResult(
+                numbers[i], exhaustive, -1, -1, -1, (), 0, zeros[i], players[i]
             )
 
     def _record_end(self, gi, reason, winner, frm, win_tile, fans, total, settlement, offenders=()):

@@ -1,5 +1,5 @@
-"""Two low-level helpers of the engine's kernels, each a plain Python function with a compiled
-counterpart (a numba intrinsic, used through ``numba.extending.overload``):
+"""Three low-level helpers of the engine's kernels, each a plain Python function with a
+compiled counterpart (a numba intrinsic, used through ``numba.extending.overload``):
 
 * :func:`carve` -- a C-contiguous view of part of a 1-D buffer: the kernels carve the ~45
   :class:`~mcr_env.engine.state.GameState` field and output views from the packed buffers
@@ -8,6 +8,9 @@ counterpart (a numba intrinsic, used through ``numba.extending.overload``):
 * :func:`next_uint32` -- ``next_uint32(state)`` of a NumPy bit generator through its
   addresses (:func:`mcr_env.engine.sampling.generator_pointers`), so compiled code draws
   from a ``numpy.random.Generator``'s own stream.
+* :func:`prefetch` -- a cache prefetch hint: the step kernel asks for the cache lines of a
+  game a few games ahead (at B = 1024 the batch's arrays do not fit in L2); plain Python
+  does nothing.
 
 The plain Python versions are what runs where numba is absent: the Botzone export
 (:mod:`baselines.botzone_export`) ships a numba stand-in whose ``njit`` leaves the kernels as
@@ -38,6 +41,14 @@ def next_uint32(fn, state):
     """The next 32-bit output of the bit generator whose ``next_uint32`` function is at
     address ``fn`` and whose state is at address ``state``."""
     return _NEXT_UINT32(fn)(state)
+
+
+def prefetch(arr, index):
+    """Hint that element ``index`` of ``arr`` (flat, C order) will be read soon; no effect on
+    results (plain Python: nothing). Compiled: LLVM's ``prefetch`` of that element's cache
+    line (read, keep in all cache levels); the index is not checked (a prefetch does not
+    fault)."""
+    return None
 
 
 try:  # the compiled versions (the Botzone export's numba stand-in has no numba.extending)
@@ -116,3 +127,29 @@ else:
     @overload(next_uint32)
     def _next_uint32_compiled(fn, state):
         return lambda fn, state: _call_next_uint32(fn, state)
+
+    @intrinsic
+    def _prefetch_element(typingctx, arr, index):
+        """Compiled :func:`prefetch`: ``llvm.prefetch`` of ``arr``'s data pointer plus
+        ``index`` elements."""
+        if not (isinstance(arr, types.Array) and arr.layout == "C"):
+            return None
+        if not isinstance(index, types.Integer):
+            return None
+
+        def codegen(context, builder, sig, args):
+            ary = make_array(sig.args[0])(context, builder, args[0])
+            i = context.cast(builder, args[1], sig.args[1], types.intp)
+            i8p = ir.IntType(8).as_pointer()
+            ptr = builder.bitcast(builder.gep(ary.data, [i]), i8p)
+            i32 = ir.IntType(32)
+            fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+            fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+            builder.call(fn, [ptr, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+            return context.get_dummy_value()
+
+        return types.none(arr, index), codegen
+
+    @overload(prefetch)
+    def _prefetch_compiled(arr, index):
+        return lambda arr, index: _prefetch_element(arr, index)

@@ -92,45 +92,54 @@ def _mix_one(x):
 
 
 @njit(cache=True, nogil=True)
+def stable_order(keys, order, start):
+    """The slots ``0..n-1`` ordered by ``keys (n,) uint64``, equal keys in slot order (the
+    order of ``np.argsort(keys, kind="stable")``), into ``order (n,) int64``; ``start (257,)
+    int64`` is scratch.
+
+    The slots are distributed by the keys' top byte in slot order (a counting sort), then an
+    insertion sort by the whole key (strict comparisons, so equal keys keep the slot order)
+    moves slots only within their buckets: linear time for hashed keys (about half a slot
+    per bucket for a wall), no allocation."""
+    n = keys.shape[0]
+    top = np.uint64(56)
+    start[:] = 0
+    for j in range(n):
+        start[np.int64(keys[j] >> top) + 1] += 1
+    for r in range(256):
+        start[r + 1] += start[r]
+    for j in range(n):
+        r = np.int64(keys[j] >> top)
+        order[start[r]] = j
+        start[r] += 1
+    for p in range(1, n):
+        j = order[p]
+        k = keys[j]
+        q = p
+        while q > 0 and keys[order[q - 1]] > k:
+            order[q] = order[q - 1]
+            q -= 1
+        order[q] = j
+
+
+@njit(cache=True, nogil=True)
 def _seeded_walls_kernel(tiles, root, games, episodes, hands, out):
     """Row i of ``out``: ``tiles`` ordered by the keys ``mix(h_i + slot * golden)`` (a stable
-    sort), ``h_i`` the hash of (root, game, episode, hand) -- :func:`seeded_walls`.
-
-    The sort: the slots are distributed by the keys' top byte in slot order (a counting
-    sort), then an insertion sort by the whole key (strict comparisons, so equal keys keep
-    the slot order) moves slots only within their buckets: the order of a stable sort of the
-    keys (``np.argsort(keys, kind="stable")``), in time linear in the slots for hashed keys
-    (about half a slot per bucket), with the scratch allocated once per call."""
+    sort, :func:`stable_order`), ``h_i`` the hash of (root, game, episode, hand) --
+    :func:`seeded_walls`. The scratch is allocated once per call."""
     n_slots = tiles.shape[0]
     keys = np.empty(n_slots, dtype=np.uint64)
     order = np.empty(n_slots, dtype=np.int64)
     start = np.empty(257, dtype=np.int64)
     one = np.uint64(1)
-    top = np.uint64(56)
     for i in range(games.shape[0]):
         h = _mix_one(root + _GOLDEN)
         h = _mix_one(h ^ (np.uint64(games[i]) * _GOLDEN + one))
         h = _mix_one(h ^ (np.uint64(episodes[i]) * _GOLDEN + one))
         h = _mix_one(h ^ (np.uint64(hands[i]) * _GOLDEN + one))
-        start[:] = 0
         for j in range(n_slots):
-            k = _mix_one(h + np.uint64(j) * _GOLDEN)
-            keys[j] = k
-            start[np.int64(k >> top) + 1] += 1
-        for r in range(256):
-            start[r + 1] += start[r]
-        for j in range(n_slots):
-            r = np.int64(keys[j] >> top)
-            order[start[r]] = j
-            start[r] += 1
-        for p in range(1, n_slots):
-            j = order[p]
-            k = keys[j]
-            q = p
-            while q > 0 and keys[order[q - 1]] > k:
-                order[q] = order[q - 1]
-                q -= 1
-            order[q] = j
+            keys[j] = _mix_one(h + np.uint64(j) * _GOLDEN)
+        stable_order(keys, order, start)
         for p in range(n_slots):
             out[i, p] = tiles[order[p]]
 
