@@ -14,39 +14,98 @@ import numpy as np
 from numba import njit
 
 from mcr_env.engine.actions import CHI_OFFSET, HU, NUM_ACTIONS, PASS, PLAY_OFFSET
-from mcr_env.scoring._shanten_kernel import row_shanten
+from mcr_env.scoring._shanten_kernel import _key, form_counts, forms_after_discard
 from mcr_env.scoring.shanten import _value_tables
 from mcr_env.tiles import NUM_TILE_KINDS
 
 __all__ = ["greedy_actions"]
 
 
+_POW5 = 5 ** np.arange(9, dtype=np.int64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fold_rows(a, i, r, j, b):
+    """``(no pair, one pair)`` at ``b`` blocks of the max-plus fold of row ``r[j]`` into row
+    ``a[i]`` (``a``, ``r`` 2-D; as :func:`~mcr_env.scoring._shanten_kernel._fold_at`, indexed
+    in place: no row views in the hot loop)."""
+    v0 = -1000
+    v1 = -1000
+    for b1 in range(b + 1):
+        b2 = b - b1
+        a0 = a[i, 2 * b1]
+        r0 = r[j, 2 * b2]
+        x = a0 + r0
+        if x > v0:
+            v0 = x
+        x = a[i, 2 * b1 + 1] + r0
+        if x > v1:
+            v1 = x
+        x = a0 + r[j, 2 * b2 + 1]
+        if x > v1:
+            v1 = x
+    return v0, v1
+
+
+@njit(cache=True, nogil=True)
+def _others(rows, g, k, others, scratch):
+    """``others[g]``: the max-plus fold (:func:`~mcr_env.scoring._shanten_kernel._fold`) of
+    the value-table rows ``rows (4, 10)`` of the three groups other than ``g`` (entries up to
+    ``2k + 1``); ``scratch (2, 10)``."""
+    h0 = 1 if g == 0 else 0
+    h1 = 2 if g <= 1 else 1
+    h2 = 3 if g <= 2 else 2
+    for b in range(k + 1):
+        scratch[0, 2 * b], scratch[0, 2 * b + 1] = _fold_rows(rows, h0, rows, h1, b)
+    for b in range(k + 1):
+        others[g, 2 * b], others[g, 2 * b + 1] = _fold_rows(scratch, 0, rows, h2, b)
+
+
 @njit(cache=True, nogil=True)
 def _greedy_kernel(legal, to_act, hands, n_melds, suit, honor, out):
     """Fill ``out (B, 4) int64`` with the greedy action of every acting seat (0 elsewhere).
+
+    A discard's shanten is :func:`~mcr_env.scoring._shanten_kernel.row_shanten` of the hand
+    minus that tile, computed incrementally: the regular value is the max-plus fold of the
+    four groups' value-table rows (three suits, honors), and a discard changes one group's
+    row only, so the fold of the other three groups is computed once per group and each
+    discard costs one table look-up and one fold step (the fold is associative and
+    commutative: the same integer as the full computation); the special forms are then
+    taken from the counts they depend on, updated for the discard
+    (:func:`~mcr_env.scoring._shanten_kernel.forms_after_discard`).
 
     Returns -1, or ``4 * game + seat`` of the first acting seat whose hand minus a legal
     discard is not a ``13 - 3 * n_melds`` tile hand (the wrapper raises).
     """
     acc = np.empty(10, dtype=np.int64)
     tmp = np.empty(10, dtype=np.int64)
+    scratch = np.empty((2, 10), dtype=np.int64)
     rem = np.empty(34, dtype=np.int64)
-    got = np.empty(6, dtype=np.int64)
     cand = np.empty(34, dtype=np.int64)
+    keys = np.empty(4, dtype=np.int64)
+    rows = np.empty((4, 10), dtype=np.int64)
+    others = np.empty((4, 10), dtype=np.int64)
+    have = np.zeros(4, dtype=np.bool_)
+    pre = np.empty(10, dtype=np.int64)
     for g in range(legal.shape[0]):
         for s in range(4):
             out[g, s] = 0
             if not to_act[g, s]:
                 continue
-            m = legal[g, s]
-            if m[HU]:
+            if legal[g, s, HU]:
                 out[g, s] = HU
                 continue
             act = PASS
-            for a in range(NUM_ACTIONS - 1, CHI_OFFSET - 1, -1):
-                if m[a]:
-                    act = a
-                    break
+            # any claim or kong legal? (a branch-free OR the compiler vectorises; most
+            # decisions are discards with none, and then the scan below is skipped)
+            claims = 0
+            for a in range(CHI_OFFSET, NUM_ACTIONS):
+                claims |= legal[g, s, a]
+            if claims:
+                for a in range(NUM_ACTIONS - 1, CHI_OFFSET - 1, -1):
+                    if legal[g, s, a]:
+                        act = a
+                        break
             if act == PASS:
                 n = np.int64(n_melds[g, s])
                 total = 0
@@ -54,26 +113,59 @@ def _greedy_kernel(legal, to_act, hands, n_melds, suit, honor, out):
                 for t in range(34):
                     cand[t] = hands[g, s, t]
                     total += cand[t]
-                    if m[PLAY_OFFSET + t]:
+                    if legal[g, s, PLAY_OFFSET + t]:
                         plays += 1
                         if cand[t] < 1:
                             return 4 * g + s
                 if plays:
                     if total - 1 != 13 - 3 * n or n < 0 or n > 4:
                         return 4 * g + s
+                    k = 4 - n
+                    for q in range(4):
+                        key = _key(cand, 9 * q, 9 if q < 3 else 7)
+                        keys[q] = key
+                        if q < 3:
+                            for j in range(10):
+                                rows[q, j] = suit[key, j]
+                        else:
+                            for j in range(10):
+                                rows[q, j] = honor[key, j]
+                        have[q] = False
                     # no discard can leave less than the whole hand's shanten (shanten only
                     # grows with tiles) nor less than 0: the first tile reaching the bound is
                     # the lowest of the minimal ones, the rest need not be tried
-                    bound = row_shanten(cand, n, suit, honor, acc, tmp, rem, got)
+                    _others(rows, 0, k, others, scratch)
+                    have[0] = True
+                    v0, v1 = _fold_rows(others, 0, rows, 0, k)
+                    reg = 2 * k - (v0 if v0 >= v1 + 1 else v1 + 1)
+                    if n <= 1:
+                        form_counts(cand, pre)
+                    bound = forms_after_discard(
+                        cand, -1, n, reg, 99, pre, suit, honor, acc, tmp, rem
+                    )
                     if bound < 0:
                         bound = 0
                     best = 99
                     for t in range(34):
-                        if not m[PLAY_OFFSET + t]:
+                        if not legal[g, s, PLAY_OFFSET + t]:
                             continue
-                        cand[t] -= 1
-                        v = row_shanten(cand, n, suit, honor, acc, tmp, rem, got)
-                        cand[t] += 1
+                        q = t // 9 if t < 27 else 3
+                        if not have[q]:
+                            _others(rows, q, k, others, scratch)
+                            have[q] = True
+                        key = keys[q] - _POW5[t - 9 * q]
+                        if q < 3:
+                            v0, v1 = _fold_rows(others, q, suit, key, k)
+                        else:
+                            v0, v1 = _fold_rows(others, q, honor, key, k)
+                        reg = 2 * k - (v0 if v0 >= v1 + 1 else v1 + 1)
+                        if reg == bound:
+                            v = reg  # the other forms cannot go below the bound
+                        else:
+                            # exact when below ``best`` (all that decides the choice)
+                            v = forms_after_discard(
+                                cand, t, n, reg, best, pre, suit, honor, acc, tmp, rem
+                            )
                         if v < best:
                             best = v
                             act = PLAY_OFFSET + t

@@ -81,55 +81,110 @@ def regular_value(c, k, suit, honor, acc, tmp):
     return 2 * k - best
 
 
+_IS_ORPHAN = np.zeros(34, dtype=np.bool_)
+_IS_ORPHAN[_ORPH] = True
+
+
 @njit(cache=True, nogil=True)
-def row_shanten(c, n, suit, honor, acc, tmp, rem, got):
+def row_shanten(c, n, suit, honor, acc, tmp, rem, pre):
     """Shanten of one hand: counts ``c (34,)``, ``n`` melds (validated), the minimum over the
-    forms allowed with ``n`` melds. ``acc``/``tmp`` ``(10,)``, ``rem`` ``(34,)``, ``got``
-    ``(6,)`` int64 scratch."""
-    best = regular_value(c, 4 - n, suit, honor, acc, tmp)
+    forms allowed with ``n`` melds. ``acc``/``tmp`` ``(10,)``, ``rem`` ``(34,)``, ``pre``
+    ``(10,)`` int64 scratch."""
+    return other_forms(
+        c, n, regular_value(c, 4 - n, suit, honor, acc, tmp), suit, honor, acc, tmp, rem, pre
+    )
+
+
+@njit(cache=True, nogil=True)
+def other_forms(c, n, best, suit, honor, acc, tmp, rem, pre):
+    """:func:`row_shanten` of counts ``c (34,)`` with ``n`` melds given ``best``, its regular
+    value: the minimum of ``best`` and the special forms allowed with ``n`` melds (Seven
+    Pairs, Thirteen Orphans, Honors and Knitted Tiles with ``n == 0``; Knitted Straight with
+    ``n <= 1``). Scratch as :func:`row_shanten`."""
     if n > 1 or best == -1:
         return best
+    form_counts(c, pre)
+    return forms_after_discard(c, -1, n, best, 99, pre, suit, honor, acc, tmp, rem)
+
+
+@njit(cache=True, nogil=True)
+def form_counts(c, pre):
+    """``pre (10,) int64`` of counts ``c (34,)``: pairs (a four of a kind is two), Thirteen
+    Orphans kinds present, Thirteen Orphans kinds held twice or more, honor kinds present,
+    then the kinds of each knitted arrangement present (6): what the special forms'
+    shanten is computed from (:func:`forms_after_discard`)."""
+    pairs = 0
+    for t in range(34):
+        pairs += c[t] // 2
+    pre[0] = pairs
+    present = 0
+    dup = 0
+    for j in range(13):
+        x = c[_ORPH[j]]
+        if x > 0:
+            present += 1
+        if x > 1:
+            dup += 1
+    pre[1] = present
+    pre[2] = dup
+    honors = 0
+    for t in range(27, 34):
+        if c[t] > 0:
+            honors += 1
+    pre[3] = honors
     for a in range(6):
         m = 0
         for j in range(9):
             if c[_KNIT_TILES[a, j]] > 0:
                 m += 1
-        got[a] = m
+        pre[4 + a] = m
+
+
+@njit(cache=True, nogil=True)
+def forms_after_discard(c, t, n, best, cap, pre, suit, honor, acc, tmp, rem):
+    """:func:`other_forms` of counts ``c (34,)`` minus one tile ``t`` (``t < 0``: none) with
+    ``n`` melds, given ``best`` (the regular value of those counts) and ``pre``
+    (:func:`form_counts` of ``c``: a discard changes those counts by at most one each).
+
+    Returns the minimum of ``best`` and the allowed special forms when it is below ``cap``,
+    otherwise some value >= ``cap`` (pass 99 for the exact minimum): a Knitted Straight
+    arrangement is skipped when it can go below neither the minimum so far nor ``cap`` (its
+    value is at least its missing tiles - 1). Scratch as :func:`row_shanten`."""
+    if n > 1 or best == -1:
+        return best
+    ct = c[t] if t >= 0 else 0
+    gone = t >= 0 and ct == 1  # the discard removes kind t from the hand
     if n == 0:
-        pairs = 0
-        for t in range(34):
-            pairs += c[t] // 2
+        pairs = pre[0] - (1 if t >= 0 and ct % 2 == 0 else 0)
         if 6 - pairs < best:
             best = 6 - pairs
-        present = 0
-        dup = 0
-        for j in range(13):
-            x = c[_ORPH[j]]
-            if x > 0:
-                present += 1
-            if x > 1:
-                dup = 1
-        if 13 - present - dup < best:
-            best = 13 - present - dup
-        honors = 0
-        for t in range(27, 34):
-            if c[t] > 0:
-                honors += 1
+        present = pre[1]
+        dup = pre[2]
+        if t >= 0 and _IS_ORPHAN[t]:
+            if gone:
+                present -= 1
+            elif ct == 2:
+                dup -= 1
+        x = 13 - present - (1 if dup > 0 else 0)
+        if x < best:
+            best = x
+        honors = pre[3] - (1 if gone and t >= 27 else 0)
         most = 0
         for a in range(6):
-            if got[a] > most:
-                most = got[a]
+            m = pre[4 + a] - (1 if gone and _KNIT[a, t] else 0)
+            if m > most:
+                most = m
         if 13 - most - honors < best:
             best = 13 - most - honors
     for a in range(6):
-        missing = 9 - got[a]
-        if missing - 1 >= best:
-            continue  # the rest's value is at least -1: this arrangement cannot win
-        for t in range(34):
-            x = c[t]
-            if _KNIT[a, t] and x > 0:
+        missing = 9 - (pre[4 + a] - (1 if gone and _KNIT[a, t] else 0))
+        if missing - 1 >= best or missing - 1 >= cap:
+            continue  # the rest's value is at least -1: this arrangement cannot matter
+        for u in range(34):
+            x = c[u] - (1 if u == t else 0)
+            if _KNIT[a, u] and x > 0:
                 x -= 1
-            rem[t] = x
+            rem[u] = x
         v = missing + regular_value(rem, 1 - n, suit, honor, acc, tmp)
         if v < best:
             best = v
@@ -144,9 +199,9 @@ def shanten_rows(counts, n_melds, suit, honor, out):
     acc = np.empty(10, dtype=np.int64)
     tmp = np.empty(10, dtype=np.int64)
     rem = np.empty(34, dtype=np.int64)
-    got = np.empty(6, dtype=np.int64)
+    pre = np.empty(10, dtype=np.int64)
     for i in range(counts.shape[0]):
-        out[i] = row_shanten(counts[i], np.int64(n_melds[i]), suit, honor, acc, tmp, rem, got)
+        out[i] = row_shanten(counts[i], np.int64(n_melds[i]), suit, honor, acc, tmp, rem, pre)
 
 
 @njit(cache=True, nogil=True)
