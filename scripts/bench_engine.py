@@ -235,6 +235,7 @@ def bench_env(
     workers: int = 0,
     obs_dtype: str = "float32",
     backend: str = "process",
+    spin: float | None = None,
 ) -> dict:
     """The RL path: :class:`mcr_env.envs.batch.MCRBatchEnv` (planes-v0 observations of the
     acting seats (``observe="packed"``), masks, settlement rewards, same-step autoreset)
@@ -244,7 +245,8 @@ def bench_env(
     ``copy_obs=False`` views) on ``backend``
     ``"process"`` (k worker processes) or ``"thread"`` (the caller runs shard 0, k - 1 helper
     threads the others). The policy runs in the caller, as in a rollout (but ``uniform_env``).
-    ``obs_dtype``: the env's observation dtype (``"uint8"``: compact planes).
+    ``obs_dtype``: the env's observation dtype (``"uint8"``: compact planes). ``spin``: the
+    process backend's polling before its waits block (None: its default).
 
     Returns:
         dict like :func:`bench_engine` (``hands_per_s``, ``decisions_per_s``,
@@ -259,6 +261,8 @@ def bench_env(
     from mcr_env.envs.sharded import keyed_random_actions, make_batch_env
 
     kw = {"copy_obs": False, "backend": backend} if workers else {}
+    if workers and backend == "process" and spin is not None:
+        kw["spin"] = spin
     if obs_dtype != "float32":
         kw["obs_dtype"] = obs_dtype
     config = RulesConfig(wall_layout=layout, claim_round=claim_round)
@@ -310,10 +314,10 @@ def bench_env(
         # CPU time of the workers too: on a loaded machine the critical path of a step in CPU
         # seconds (parent + slowest worker) says what an idle machine would do
         wcpu = [c - w for c, w in zip(env.worker_cpu_seconds(), w0)]
-        if backend == "thread":  # this thread served shard 0; process time has every thread
-            parent, total = own - wcpu[0], rates["cpu_seconds"]
-        else:
-            parent, total = rates["cpu_seconds"], rates["cpu_seconds"] + sum(wcpu)
+        # this thread served shard 0; this process's time has it (and every shard thread's)
+        parent, total = own - wcpu[0], rates["cpu_seconds"]
+        if backend == "process":  # plus the worker processes of shards 1..k-1
+            total += sum(wcpu[1:])
         rates["worker_cpu_seconds"] = [round(c, 3) for c in wcpu]
         rates["parent_cpu_seconds"] = round(parent, 3)
         rates["decisions_per_total_cpu_s"] = round(decisions / total, 1)
@@ -330,6 +334,7 @@ def bench_env(
         "policy": policy,
         "workers": workers,
         "backend": backend if workers else "inprocess",
+        "spin": env.spin if workers and backend == "process" else None,
         "encoder": env.encoder.id,
         "obs_dtype": obs_dtype,
         "hands": hands,
@@ -585,10 +590,11 @@ def bench_lockstep(
         rows = []
         for i, ((k, be), env) in enumerate(zip(configs, envs)):
             wcpu = [c - w for c, w in zip(env.worker_cpu_seconds(), w0[i])] if k else []
-            if k and be == "process":
-                total, parent = cpu[i] + sum(wcpu), cpu[i]
-            elif k:  # threads: their CPU is in this process's; the caller served shard 0
-                total, parent = cpu[i], own[i] - wcpu[0]
+            if k:  # the caller served shard 0; threads' CPU is in this process's
+                total, parent = (
+                    cpu[i] + (sum(wcpu[1:]) if be == "process" else 0.0),
+                    own[i] - wcpu[0],
+                )
             else:
                 total, parent = cpu[i], cpu[i]
             critical = parent + (max(wcpu) if wcpu else 0.0)
@@ -724,6 +730,26 @@ def scaling_summary(rows: list[dict]) -> list[dict]:
     return out
 
 
+def _backend_labels(backends: list[str], spins: list[float] | None) -> list[str]:
+    """The backend rows to run: ``process`` once per ``--spin`` value when several are given
+    (labels ``process/spin=S``), every other backend once."""
+    out = []
+    for be in backends:
+        if be == "process" and spins and len(spins) > 1:
+            out += [f"process/spin={s:g}" for s in spins]
+        elif be == "process" and spins:
+            out.append(f"process/spin={spins[0]:g}")
+        else:
+            out.append(be)
+    return out
+
+
+def _split_label(label: str) -> dict:
+    """``bench_env`` keywords of a backend label of :func:`_backend_labels`."""
+    be, _, spin = label.partition("/spin=")
+    return {"backend": be, "spin": float(spin)} if spin else {"backend": be}
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024, 4096])
@@ -773,6 +799,14 @@ def main(argv: list[str] | None = None) -> None:
         help="ShardedBatchEnv backends of the k >= 1 --workers rows (default both): k worker "
         "processes, or threads of this process (the caller runs shard 0)",
     )
+    ap.add_argument(
+        "--spin",
+        type=float,
+        nargs="+",
+        default=None,
+        help="process backend: ShardedBatchEnv spin values (seconds a wait polls before it "
+        "blocks; default: its default); several: rows of each, backend 'process/spin=S'",
+    )
     ap.add_argument("--repeat", type=int, default=1, help="rounds of the interleaved --workers")
     ap.add_argument(
         "--obs-dtype",
@@ -815,7 +849,7 @@ def main(argv: list[str] | None = None) -> None:
             for cr in args.claim_round
             for dt in args.obs_dtype
             for k in args.workers
-            for be in (["process"] if k == 0 else args.backends)
+            for be in (["process"] if k == 0 else _backend_labels(args.backends, args.spin))
         ]
     scaling = []
     for path, pol, b, cr, k, dt in runs:
@@ -825,13 +859,15 @@ def main(argv: list[str] | None = None) -> None:
             continue  # random learner; MCR-v0 keeps its own claim rounds: one row per batch
         if pol == "uniform_env" and path != "env":
             continue  # drawn inside the batch env: the env path only
-        extra = {} if k is None else {"workers": k[0], "backend": k[1]}
+        extra = {} if k is None else {"workers": k[0], **_split_label(k[1])}
         if dt != "float32":
             extra["obs_dtype"] = dt
         row = {
             "bench": path,
             **benches[path](b, args.seconds, args.layout, args.seed, cr, pol, **extra),
         }
+        if k is not None and k[0]:
+            row["backend"] = k[1]  # with several --spin values: process/spin=S
         cache = score_cache_info()
         row["score_cache_hit_rate"] = round(cache["hit_rate"], 4)
         row["score_cache_lookups"] = cache["hits"] + cache["misses"]

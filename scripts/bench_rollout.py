@@ -250,8 +250,9 @@ def bench(backend: str, args, net, inet, k: int) -> dict:
         row["worker_cpu_seconds"] = [round(c - w, 3) for c, w in zip(env.worker_cpu_seconds(), w0)]
         env.close()
     if rr is None and tot["decisions"]:
-        # worker processes' CPU comes on top of this process's; threads are inside it already
-        wcpu = sum(row.get("worker_cpu_seconds", [])) if backend == "sharded" else 0.0
+        # worker processes' CPU (shards 1..k-1) comes on top of this process's; shard 0 (served
+        # by this thread) and threads are inside it already
+        wcpu = sum(row.get("worker_cpu_seconds", [])[1:]) if backend == "sharded" else 0.0
         n = tot["decisions"]
         row["decisions_per_cpu_s"] = round(n / (cpu + wcpu), 1)  # parent + workers
         # everything but the forward pass (env, encoder, gathering, workers): what stays on

@@ -197,3 +197,15 @@ def test_uniform_env_rows_draw_inside_the_env(bench, capsys):
     assert {r["policy"] for r in rows} == {"uniform_env"}
     assert all(r["decisions"] > 0 for r in rows[:3])
     assert len({r["decisions_per_step"] for r in rows[4:7]}) == 1
+
+
+def test_spin_backend_labels(bench):
+    """``--spin``: one process-backend label per value; other backends unchanged."""
+    assert bench._backend_labels(["process", "thread"], None) == ["process", "thread"]
+    assert bench._backend_labels(["process", "thread"], [0.0, 2e-4]) == [
+        "process/spin=0",
+        "process/spin=0.0002",
+        "thread",
+    ]
+    assert bench._split_label("process/spin=0.0002") == {"backend": "process", "spin": 0.0002}
+    assert bench._split_label("thread") == {"backend": "thread"}

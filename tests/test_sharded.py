@@ -8,6 +8,7 @@ import os
 import signal
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -316,12 +317,14 @@ def _alive(pid: int) -> bool:
 
 
 def test_killed_worker_raises_and_cleans_up():
+    """Shard 1's worker (the parent serves shard 0, so pids are of shards 1 and 2) is killed;
+    shard 2's worker, waiting in the step for shard 1's packed rows, is stopped too."""
     env = ShardedBatchEnv(8, observe="packed", num_workers=3)
     obs, _ = env.reset(seed=2)
     pids = env.worker_pids
     shm_path = f"/dev/shm/{env._shm.name}"
-    assert os.path.exists(shm_path) and all(_alive(p) for p in pids)
-    os.kill(pids[1], signal.SIGKILL)
+    assert len(pids) == 2 and os.path.exists(shm_path) and all(_alive(p) for p in pids)
+    os.kill(pids[0], signal.SIGKILL)
     time.sleep(0.2)
     with pytest.raises(WorkerError, match=r"worker 1 .*tables 3\.\.5.*SIGKILL"):
         env.step(per_game_actions(obs, 0))
@@ -491,3 +494,80 @@ def test_step_random_errors_and_obs_dtype_checks(backend):
         env.step_random(0)
     with pytest.raises(ValueError, match="writes dtypes"):
         ShardedBatchEnv(2, num_workers=1, obs_dtype="int16", backend=backend)
+
+
+PARENT_SCRIPT = """
+import sys, time
+from mcr_env.envs.sharded import ShardedBatchEnv
+if __name__ == "__main__":
+    env = ShardedBatchEnv(4, observe="packed", num_workers=3)
+    env.reset(seed=0)
+    env.step_random(1)
+    print(*env.worker_pids, flush=True)
+    time.sleep(60)
+"""
+
+
+def test_workers_end_when_the_parent_is_killed(tmp_path):
+    """A parent killed with SIGKILL (no cleanup runs) leaves no worker behind: the workers
+    notice that their parent is gone while they wait for a command, and end."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "parent.py"
+    script.write_text(PARENT_SCRIPT)
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, env=env)
+    try:
+        pids = [int(x) for x in proc.stdout.readline().split()]
+        assert len(pids) == 2 and all(_alive(p) for p in pids)
+    finally:
+        proc.kill()
+        proc.wait()
+    deadline = time.monotonic() + 20.0
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(p) for p in pids)
+
+
+class WorkerFailingEncoder:
+    """planes-v0 that raises in any process but the one that built it, from its fourth call
+    on (so a worker's shard fails in a step, after its reset)."""
+
+    def __init__(self):
+        from mcr_env.encoding import get_encoder
+
+        self.base = get_encoder("planes-v0")
+        self.id, self.num_channels, self.shape = "fails", self.base.num_channels, self.base.shape
+        self.home, self.calls = os.getpid(), 0
+
+    def encode(self, state, games=None, seats=None, out=None):
+        self.calls += 1
+        if os.getpid() != self.home and self.calls > 3:
+            raise RuntimeError("boom in the worker")
+        return self.base.encode(state, games, seats, out=out)
+
+
+def test_error_in_a_worker_step_raises_and_cleans_up():
+    """A shard that raises inside a step served through the control row: its error text comes
+    over the pipe, the env closes, the workers end and the shared memory is freed."""
+    env = ShardedBatchEnv(6, observe="packed", num_workers=3, encoder=WorkerFailingEncoder())
+    env.reset(seed=1)
+    pids = env.worker_pids
+    shm_path = f"/dev/shm/{env._shm.name}"
+    with pytest.raises(WorkerError, match=r"step_random failed in shard 1 \(tables 2\.\.3.*boom"):
+        for _ in range(10):
+            env.step_random(0)
+    assert env.closed and not os.path.exists(shm_path)
+    assert not any(_alive(p) for p in pids)
+
+
+def test_blocking_waits_give_the_same_games():
+    """``spin=0`` (every wait blocks at once) plays the same games; a bad spin raises."""
+    ref = random_trajectory(MCRBatchEnv(7, observe="packed", claim_round="options"), steps=60)
+    kw = {"observe": "packed", "claim_round": "options", "num_workers": 3}
+    with ShardedBatchEnv(7, spin=0.0, **kw) as env:
+        assert env.spin == 0.0
+        assert_same(random_trajectory(env, steps=60), ref)
+    with pytest.raises(ValueError, match="spin"):
+        ShardedBatchEnv(7, spin=-1.0, **kw)

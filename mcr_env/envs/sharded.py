@@ -1,30 +1,36 @@
-"""The native batch env over k worker processes: B tables as k shards, one ``step`` for all.
+"""The native batch env over k shards: B tables, one ``step`` for all.
 
 :class:`ShardedBatchEnv` has the API of :class:`mcr_env.envs.batch.MCRBatchEnv` (same
 arguments, same ``reset``/``step`` results, same autoreset and observation modes) but runs its
-B tables as k contiguous shards (tables ``lo..hi-1``), each an ``MCRBatchEnv`` in its own worker
-process (``backend="process"``, the default) or its own thread of this process
-(``backend="thread"``). It contains no rules.
+B tables as k contiguous shards (tables ``lo..hi-1``), each an ``MCRBatchEnv``. Inside
+``step`` the calling thread serves shard 0 itself (it would only wait otherwise) while shards
+1..k-1 run in k - 1 worker processes (``backend="process"``, the default) or helper threads
+of this process (``backend="thread"``). It contains no rules.
 
-* **Backends.** ``"process"``: k spawned worker processes over shared memory, one pipe
-  message per worker and step; for many-core machines (each worker its own interpreter, no
-  shared GIL). ``"thread"``: the k shard envs live in this process over one buffer; inside
-  ``step`` the calling thread serves shard 0 itself while k - 1 helper threads serve the
-  others (commands and answers through ``queue.SimpleQueue``: blocking waits, no spinning).
-  The engine's step and deal kernels and the encoders are numba ``nogil`` kernels, so the
-  shards run in parallel except for their Python glue; there is no third process, no IPC and
-  no wake-up at k = 1, which makes it the cheaper backend on a few cores. Both backends run
-  the same shard code and give identical results.
-
+* **Backends.** ``"process"``: spawned worker processes over shared memory; for many-core
+  machines (each worker its own interpreter, no shared GIL). ``"thread"``: helper threads
+  over one in-process buffer (commands and answers through ``queue.SimpleQueue``: blocking
+  waits, no spinning). The engine's step and deal kernels and the encoders are numba
+  ``nogil`` kernels, so thread shards run in parallel except for their Python glue; with few
+  cores it has no IPC at all. With k = 1 both backends run the one shard in the caller: no
+  worker, no IPC, no wake-up. Both backends run the same shard code and give identical
+  results.
+* **Handoff (process backend).** A step's command is a code (and step_random's seed and step)
+  in the worker's row of a shared control block plus one semaphore release; the worker
+  answers with a status word and another semaphore; nothing is pickled and, when the answer
+  comes while the waiting side polls its semaphore (up to ``spin`` seconds, a budget that
+  shrinks when polls keep failing, as on an oversubscribed machine: :class:`_Waiter`),
+  nobody sleeps (no system call, no wake-up latency). Other commands (reset, queries) and
+  error reports travel on a pipe.
 * **Shared memory.** Actions, observations, masks, ``to_act``, rewards, settlements and the
-  other per-step outputs live in one ``multiprocessing.shared_memory`` block; each worker reads
-  its actions from it and writes its outputs into it, so nothing is pickled per step except a
-  few-byte command and reply per worker. With ``observe="packed"`` the workers encode the
-  acting seats straight into one contiguous ``(N, C, 34)`` block in ``np.nonzero(to_act)``
-  order (worker i at the offset = acting seats of shards 0..i-1; with several worker
-  processes each step reports its count first and then every shard encodes at once; shard
-  threads publish their counts to each other and encode within the step, one round per step).
-  The thread backend uses one in-process buffer of the same layout.
+  other per-step outputs live in one ``multiprocessing.shared_memory`` block (the thread
+  backend: one in-process buffer of the same layout); each shard reads its actions from it
+  and writes its outputs into it. With ``observe="packed"`` the shards encode the acting seats
+  straight into one contiguous ``(N, C, 34)`` block in ``np.nonzero(to_act)`` order (shard i
+  at the offset = acting seats of shards 0..i-1) within the step, one round per step: each
+  shard, right after its engine step, learns where the rows of the shards before it end and
+  publishes where its own end (processes: a chain of semaphores, :class:`_ChainSlot`;
+  threads: events, :class:`_OffsetSlot`).
 * **Identical results for every k and B.** Shard i's engine is built with
   ``first_game = lo`` (seeded walls derive from the global table index), so the same seed
   deals the same games whatever the sharding, and the engine's games never interact: every
@@ -36,8 +42,9 @@ process (``backend="process"``, the default) or its own thread of this process
   (:func:`keyed_random_actions`, which also gives the same actions for any env's masks), so
   random play is identical for every k, B and backend.
 * **Spawn-safe.** Workers are started with the ``"spawn"`` method by default (safe with torch
-  and threads in the parent); they ignore SIGINT (the parent stops them) and exit when the
-  parent's end of their pipe closes, so a killed parent leaves no worker behind.
+  and threads in the parent); they ignore SIGINT (the parent stops them) and exit when their
+  parent is gone (checked every second while they wait), so a killed parent leaves no worker
+  behind.
 * **Failures.** A worker that dies raises :class:`WorkerError` in the parent naming the
   worker, its pid (or thread), tables and exit code (or why the thread ended); every other
   worker is stopped and the shared memory is freed (the env is closed); so does an exception
@@ -124,11 +131,13 @@ def shard_bounds(num_tables: int, num_workers: int) -> list[tuple[int, int]]:
 
 
 def _layout(
-    b: int, channels: int, observe: str, autoreset_mode: str, obs_dtype: Any = np.float32
+    b: int, channels: int, observe: str, autoreset_mode: str, obs_dtype: Any, k: int
 ) -> dict[str, tuple]:
-    """Name -> (shape, dtype) of every shared buffer for B tables, C channels and the
-    observations' dtype."""
+    """Name -> (shape, dtype) of every shared buffer for B tables, C channels, the
+    observations' dtype and k shards."""
     lay: dict[str, tuple] = {
+        "ctrl": ((k, 4), np.uint64),  # the process backend's control rows (_CODE, ...)
+        "ends": ((k,), np.int64),  # packed: where each shard's rows end (_ChainSlot)
         "actions": ((b, 4), np.int64),
         "to_act": ((b, 4), np.bool_),
         "action_mask": ((b, 4, NUM_ACTIONS), MASK_DTYPE),
@@ -150,14 +159,22 @@ def _layout(
     return lay
 
 
-def _views(buf, layout: dict[str, tuple]) -> dict[str, np.ndarray]:
-    """Numpy views of the buffers of ``layout`` laid one after the other (64-byte aligned)."""
+def _offsets(layout: dict[str, tuple]) -> dict[str, int]:
+    """Byte offset of every buffer of ``layout``, laid one after the other (64-byte aligned)."""
     out, off = {}, 0
     for name, (shape, dtype) in layout.items():
-        n = int(np.prod(shape)) * np.dtype(dtype).itemsize
-        out[name] = np.ndarray(shape, dtype=dtype, buffer=buf, offset=off)
-        off += (n + 63) // 64 * 64
+        out[name] = off
+        off += (int(np.prod(shape)) * np.dtype(dtype).itemsize + 63) // 64 * 64
     return out
+
+
+def _views(buf, layout: dict[str, tuple]) -> dict[str, np.ndarray]:
+    """Numpy views of the buffers of ``layout`` in ``buf`` (at :func:`_offsets`)."""
+    at = _offsets(layout)
+    return {
+        name: np.ndarray(shape, dtype=dtype, buffer=buf, offset=at[name])
+        for name, (shape, dtype) in layout.items()
+    }
 
 
 def _nbytes(layout: dict[str, tuple]) -> int:
@@ -385,6 +402,94 @@ def _answer(env: _ShardEnv, views: dict, cmd: str, arg: Any) -> tuple[str, Any]:
         return "error", (type(e).__name__, str(e), traceback.format_exc())
 
 
+# The process backend's control words: ``ctrl (k, 4) uint64`` in the shared block, row i for
+# worker i: the command code, step_random's seed key and step, and the worker's reply status.
+_CODE, _KEY, _STEP, _STATUS = range(4)
+_PIPE, _STEP_CMD, _RANDOM_CMD, _CLOSE = 1, 2, 3, 4  # codes: the pipe holds the command; steps
+_OK, _ERROR = 1, 2  # statuses (an error's text follows on the pipe)
+_FAST = {"step": _STEP_CMD, "step_random": _RANDOM_CMD}
+DEFAULT_SPIN = 2e-4
+"""Seconds a process-backend wait polls its semaphore before it blocks (see
+:class:`ShardedBatchEnv`, ``spin``)."""
+
+
+class _Gone(Exception):
+    """Inside a worker: the parent is gone or closes the env; the worker ends."""
+
+
+class _Waiter:
+    """Waits on semaphores, polling each one up to a budget before blocking (a busy wait: no
+    sleep and no wake-up when the other side answers within it). The budget adapts: it
+    doubles (up to ``spin`` seconds) after a wait answered while polling and halves (down to
+    ``spin / 64``) after one that had to block, so on a busy machine, where the other side is
+    often descheduled, polling soon costs next to nothing; every 256th wait polls the full
+    ``spin`` again, so a machine that has become quiet is noticed. ``spin = 0``: never poll."""
+
+    def __init__(self, spin: float):
+        self.spin = self.budget = float(spin)
+        self.count = 0
+
+    def wait(self, sem, check, slice_s: float) -> None:
+        """Acquire ``sem``; while blocked, call ``check()`` every ``slice_s`` seconds (it
+        raises when the other side is gone)."""
+        if sem.acquire(False):
+            return
+        self.count += 1
+        budget = self.spin if self.count % 256 == 0 else self.budget
+        if budget > 0.0:
+            end = time.perf_counter() + budget
+            while time.perf_counter() < end:
+                if sem.acquire(False):
+                    self.budget = min(self.spin, 2.0 * budget)
+                    return
+            self.budget = max(self.spin / 64.0, 0.5 * budget)
+        while not sem.acquire(True, slice_s):
+            check()
+
+
+class _ChainSlot:
+    """Process backend, packed observations: shard ``i``'s place in one step's packed block.
+    :meth:`offset` waits until shard ``i - 1`` has published where its rows end
+    (``ends[i - 1]``, signalled by the semaphore ``prev``), publishes ``ends[i]`` = its start
+    + its acting count and signals ``own`` (shard 0, run by the parent, never waits), so every
+    shard encodes within its step command (one round per step). Used as a context manager
+    around the step: a failing step still takes its signal from ``i - 1`` and gives one to
+    ``i + 1`` (exactly one each per command, so the next command's offsets stay right), so
+    no later shard waits for it."""
+
+    def __init__(self, index: int, ends: np.ndarray, prev, own, spin: float, check):
+        self.index, self.ends, self.prev, self.own = index, ends, prev, own
+        self.waiter, self.check = _Waiter(spin), check
+        self.start: int | None = 0
+        self.signalled = True
+
+    def _take_start(self) -> int:
+        if self.start is None:
+            self.waiter.wait(self.prev, self.check, 0.05)
+            self.start = int(self.ends[self.index - 1])
+        return self.start
+
+    def offset(self, count: int) -> int:
+        start = self._take_start()
+        self._publish(start + count)
+        return start
+
+    def _publish(self, end: int) -> None:
+        self.ends[self.index] = end
+        self.signalled = True
+        if self.own is not None:
+            self.own.release()
+
+    def __enter__(self) -> _ChainSlot:
+        self.start = None if self.index else 0
+        self.signalled = False
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if not self.signalled:  # the step failed before its offset: no rows of its own
+            self._publish(self._take_start())
+
+
 def _worker_main(
     index: int,
     lo: int,
@@ -396,29 +501,65 @@ def _worker_main(
     observe: str,
     record: bool,
     conn,
+    sems: tuple,
+    spin: float,
 ) -> None:
-    """Worker process: serve commands from the parent until ``close`` or the pipe closes."""
+    """Worker process ``index`` (shard ``index`` >= 1; the parent serves shard 0): wait for a
+    command on the semaphore ``sems[0]``, whose code is in its control row; steps are served
+    straight from the shared block and answered with a status word and ``sems[1]``; other
+    commands (and errors) travel on the pipe. Ends on ``close``, or when the parent is gone
+    (its pid changes) or closes the env."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
+    parent = os.getppid()
+    cmd_sem, done_sem, prev, own = sems
     shm = SharedMemory(name=shm_name)
+    views: dict = {}
     try:
         views = _views(shm.buf, layout)
+        ctrl = views["ctrl"][index]
+
+        def check() -> None:
+            if os.getppid() != parent or ctrl[_CODE] == _CLOSE:
+                raise _Gone
+
         env = _make_shard(lo, hi, first_game, views, observe, kwargs, record)
+        packed = observe == "packed"
+        slot = _ChainSlot(index, views["ends"], prev, own, spin, check) if packed else None
         conn.send(("ok", None))
+        waiter = _Waiter(spin)
         while True:
+            waiter.wait(cmd_sem, check, 1.0)
+            code = int(ctrl[_CODE])
+            if code == _CLOSE:
+                return
+            if code != _PIPE:
+                cmd = "step" if code == _STEP_CMD else "step_random"
+                arg = {"seed": int(ctrl[_KEY]), "step": int(ctrl[_STEP]), "offset": slot}
+                status, payload = _answer(env, views, cmd, arg)
+                ctrl[_STATUS] = _OK if status == "ok" else _ERROR
+                if status != "ok":
+                    conn.send((status, payload))
+                done_sem.release()
+                continue
             try:
                 cmd, arg = conn.recv()
             except (EOFError, OSError):
                 return  # the parent is gone
-            if cmd == "close":
-                conn.send(("ok", None))
-                return
             if cmd == "cpu":
                 conn.send(("ok", time.process_time()))
                 continue
+            if cmd == "reset" and packed:
+                arg["offset"] = slot
             conn.send(_answer(env, views, cmd, arg))
+    except _Gone:
+        return
     finally:
-        del views
-        shm.close()
+        views.clear()
+        env = ctrl = slot = None
+        try:
+            shm.close()
+        except BufferError:  # a view still referenced: the OS unmaps it at exit
+            pass
 
 
 class _ShardThread:
@@ -511,13 +652,10 @@ def _serve(env: _ShardEnv, views: dict, cmd: str, arg: Any) -> Any:
         # packed: encode now at this row (one process worker: 0), at the row an _OffsetSlot
         # gives (thread backend), or later with an "encode" command (None)
         offset = arg.pop("offset")
-        if isinstance(offset, _OffsetSlot):
+        if isinstance(offset, (_OffsetSlot, _ChainSlot)):
             with offset:
                 return _serve_step(env, views, cmd, arg, offset)
         return _serve_step(env, views, cmd, arg, offset)
-    if cmd == "encode":
-        env.encode_packed(arg)
-        return None
     if cmd == "observe":
         g, s = arg
         return env.observe(g, s)
@@ -564,22 +702,27 @@ def _serve_step(env: _ShardEnv, views: dict, cmd: str, arg: dict, offset: Any) -
     np.copyto(v["rewards"], rewards)
     np.copyto(v["terminated"], terminated)
     reply = {"n_acting": int(len(env.acting[0]))}
-    if "final_rows" in info:  # their observations are in the final_obs block already
-        reply["final_rows"] = info["final_rows"] + lo
     if env.observe_mode == "packed" and offset is not None:
-        if isinstance(offset, _OffsetSlot):
+        if not isinstance(offset, int):  # a slot: the shards before this one say where
             offset = offset.offset(reply["n_acting"])
         env.encode_packed(offset)
     return reply
 
 
-def _shutdown(procs: list, conns: list, shm: SharedMemory | None) -> None:
-    """Stop every worker (ask, then terminate, then kill) and free the shared memory."""
-    for c in conns:
+def _shutdown(
+    procs: list, conns: list, shm: SharedMemory | None, ctrl_offset: int, cmd_sems: list
+) -> None:
+    """Stop every worker (a close code in its control row and a wake-up, then terminate, then
+    kill) and free the shared memory."""
+    if procs and shm is not None:
         try:
-            c.send(("close", None))
-        except (OSError, ValueError, BrokenPipeError):
+            ctrl = np.ndarray((len(cmd_sems), 4), np.uint64, buffer=shm.buf, offset=ctrl_offset)
+            ctrl[:, _CODE] = _CLOSE
+            del ctrl
+        except (TypeError, ValueError):  # the block is gone already
             pass
+        for sem in cmd_sems[1:]:
+            sem.release()
     for p in procs:
         p.join(timeout=2.0)
         if p.is_alive():
@@ -616,7 +759,8 @@ def _exit_text(code: int | None) -> str:
 
 
 class ShardedBatchEnv:
-    """:class:`~mcr_env.envs.batch.MCRBatchEnv` over ``num_workers`` worker processes.
+    """:class:`~mcr_env.envs.batch.MCRBatchEnv` over ``num_workers`` shards: the caller and k - 1
+    worker processes or helper threads.
 
     Args:
         num_tables: B >= 1.
@@ -624,8 +768,9 @@ class ShardedBatchEnv:
             :class:`~mcr_env.envs.batch.MCRBatchEnv` (an ``Encoder`` or ``RewardFunction``
             object must be picklable: each worker gets its own copy; ``claim_round="all"`` by
             default, "options" leaks hidden hands through ``to_act``, docs/rules.md §10).
-        num_workers: k worker processes (default :func:`default_num_workers`); at most B are
-            started (``self.num_workers`` is the number used).
+        num_workers: k shards (default :func:`default_num_workers`), at most B
+            (``self.num_workers`` is the number used): the caller serves shard 0 and k - 1
+            worker processes or threads the others.
         copy_obs: return fresh ``observation``/``action_mask``/``final_obs`` arrays
             (default) or read-only views into the shared buffers, valid until the next
             ``step``/``reset`` (module docstring).
@@ -642,6 +787,10 @@ class ShardedBatchEnv:
             engine's and the encoders' numba kernels release the GIL; no IPC and no extra
             process, so on a few cores it costs less; ``start_method`` is ignored). Both give
             identical results.
+        spin: process backend: the most seconds a wait for the other side (a worker for its
+            next command, the caller for a worker's step, a shard for the packed offset of the
+            one before it) polls before it blocks (default :data:`DEFAULT_SPIN`; adaptive:
+            less after polls that failed, :class:`_Waiter`; 0 = always block at once).
         obs_dtype: dtype of ``observation`` and ``info["final_obs"]`` in the shared buffers
             and the arrays returned: ``"float32"`` (default) or ``"uint8"`` where the encoder
             writes it, exactly as :class:`~mcr_env.envs.batch.MCRBatchEnv`'s ``obs_dtype``
@@ -677,6 +826,7 @@ class ShardedBatchEnv:
         first_game: int = 0,
         backend: str = "process",
         obs_dtype: Any = "float32",
+        spin: float = DEFAULT_SPIN,
     ):
         self._procs: list = []
         self._conns: list = []
@@ -721,7 +871,7 @@ class ShardedBatchEnv:
         self._root_drawn = False
         self._steps = 0  # env steps since the last reset (the key of step_random's draws)
         b, c = self.num_tables, self.encoder.num_channels
-        layout = _layout(b, c, observe, autoreset_mode, self.obs_dtype)
+        layout = _layout(b, c, observe, autoreset_mode, self.obs_dtype, self.num_workers)
         kwargs = {
             "config": config,
             "encoder": encoder,
@@ -731,30 +881,58 @@ class ShardedBatchEnv:
             "claim_round": claim_round,
             "obs_dtype": self.obs_dtype.name,
         }
+        self._inline: tuple[str, Any] | None = None  # shard 0's pending command
+        self._cpu0 = 0.0  # CPU seconds the caller spent serving shard 0
         if backend == "thread":
             self._start_threads(layout, kwargs, observe, record)
             return
-        self._shm = SharedMemory(create=True, size=max(_nbytes(layout), 1))
-        self._v = _views(self._shm.buf, layout)
-        self._closed = False
-        self._finalizer = weakref.finalize(self, _shutdown, self._procs, self._conns, self._shm)
+        if isinstance(spin, bool) or not isinstance(spin, (int, float)) or not spin >= 0:
+            raise ValueError(f"spin must be a number of seconds >= 0, got {spin!r}")
+        self.spin = float(spin)
+        k = self.num_workers
+        if k == 1:  # no worker: this process's memory. Measured: a shard over a shared block
+            # (tmpfs, no transparent huge pages on this machine) took ~10% more CPU per step at
+            # B = 2048 than over this process's memory
+            self._buf = np.zeros(max(_nbytes(layout), 1), dtype=np.uint8)
+            self._v = _views(self._buf, layout)
+        else:
+            self._shm = SharedMemory(create=True, size=max(_nbytes(layout), 1))
+            self._v = _views(self._shm.buf, layout)
         ctx = mp.get_context(start_method)
-        for i, (lo, hi) in enumerate(self.shards):
+        # worker i >= 1: a command and a done semaphore; chain[i]: shard i published where its
+        # packed rows end (read by shard i + 1)
+        self._cmd_sems = [None] + [ctx.Semaphore(0) for _ in range(1, k)]
+        self._done_sems = [None] + [ctx.Semaphore(0) for _ in range(1, k)]
+        chain = [ctx.Semaphore(0) for _ in range(k - 1)] + [None]
+        self._fast = [False] * k  # worker i's pending command went through the control row
+        self._waiters = [_Waiter(self.spin) for _ in range(k)]
+        self._closed = False
+        self._finalizer = weakref.finalize(
+            self,
+            _shutdown,
+            self._procs,
+            self._conns,
+            self._shm,
+            _offsets(layout)["ctrl"],
+            self._cmd_sems,
+        )
+        lo0, hi0 = self.shards[0]
+        kw0 = copy.deepcopy(kwargs)  # the parent's shard: its own objects, as a worker's
+        self._shard_envs = [_make_shard(lo0, hi0, first_game, self._v, observe, kw0, record)]
+        packed = observe == "packed"
+        self._slot0 = (
+            _ChainSlot(0, self._v["ends"], None, chain[0], self.spin, None)
+            if packed and k > 1
+            else (0 if packed else None)
+        )
+        for i in range(1, k):
+            lo, hi = self.shards[i]
             parent_end, child_end = ctx.Pipe(duplex=True)
+            sems = (self._cmd_sems[i], self._done_sems[i], chain[i - 1], chain[i])
             p = ctx.Process(
                 target=_worker_main,
-                args=(
-                    i,
-                    lo,
-                    hi,
-                    first_game,
-                    self._shm.name,
-                    layout,
-                    kwargs,
-                    observe,
-                    record,
-                    child_end,
-                ),
+                args=(i, lo, hi, first_game, self._shm.name, layout, kwargs, observe, record)
+                + (child_end, sems, self.spin),
                 name=f"mcr-shard-{i}",
                 daemon=True,
             )
@@ -762,15 +940,13 @@ class ShardedBatchEnv:
             child_end.close()  # the worker sees EOF once the parent's end closes
             self._procs.append(p)
             self._conns.append(parent_end)
-        self._gather(range(self.num_workers), "start")
+        self._gather(range(1, k), "start")
 
     def _start_threads(self, layout: dict, kwargs: dict, observe: str, record: bool) -> None:
         """Thread backend: the shard envs over one in-process buffer, helper threads for
         shards 1..k-1 (shard 0 is served by the caller)."""
         self._buf = np.zeros(max(_nbytes(layout), 1), dtype=np.uint8)
         self._v = _views(self._buf, layout)
-        self._inline: tuple[str, Any] | None = None  # shard 0's pending command
-        self._cpu0 = 0.0  # CPU seconds the caller spent serving shard 0
         self._offsets = _PackedOffsets(self.num_workers)
         self._closed = False
         self._finalizer = weakref.finalize(self, _stop_threads, self._threads)
@@ -786,13 +962,8 @@ class ShardedBatchEnv:
 
     # ------------------------------------------------------------------ plumbing
     def _recv(self, i: int, what: str) -> tuple[str, Any]:
-        """The reply of worker ``i`` to its pending command (thread backend, shard 0: run the
-        command now, in the calling thread)."""
-        if self.backend == "process":
-            try:
-                return self._conns[i].recv()
-            except (EOFError, OSError):
-                self._died(i, what)
+        """The reply of worker ``i`` to its pending command (shard 0: run the command now, in
+        the calling thread)."""
         if i == 0:
             cmd, arg = self._inline
             self._inline = None
@@ -802,6 +973,22 @@ class ShardedBatchEnv:
             reply = _answer(self._shard_envs[0], self._v, cmd, arg)
             self._cpu0 += time.thread_time() - t0
             return reply
+        if self.backend == "process":
+            if self._fast[i]:  # a step through the control row: wait for the status word
+                self._fast[i] = False
+                proc = self._procs[i - 1]
+
+                def check() -> None:
+                    if proc.exitcode is not None:
+                        self._died(i, what)
+
+                self._waiters[i].wait(self._done_sems[i], check, 0.05)
+                if self._v["ctrl"][i, _STATUS] == _OK:
+                    return "ok", {}
+            try:
+                return self._conns[i - 1].recv()
+            except (EOFError, OSError):
+                self._died(i, what)
         helper = self._threads[i - 1]
         while True:
             try:
@@ -856,7 +1043,7 @@ class ShardedBatchEnv:
         if self.backend == "thread":
             who, how = f"thread {self._threads[i - 1].thread.name}", why or "ended"
         else:
-            proc = self._procs[i]
+            proc = self._procs[i - 1]
             proc.join(timeout=1.0)
             who, how = f"pid {proc.pid}", _exit_text(proc.exitcode)
         text = (
@@ -867,32 +1054,45 @@ class ShardedBatchEnv:
         raise WorkerError(text)
 
     def _send(self, i: int, cmd: str, arg: Any = None) -> None:
-        if self.backend == "thread":
-            if i == 0:
-                self._inline = (cmd, arg)
-            else:
-                self._threads[i - 1].commands.put((cmd, arg))
+        """Give worker ``i`` its next command (shard 0: kept for :meth:`_recv` to run).
+        Process backend: a step's code, seed and step number go in the worker's control row,
+        anything else on its pipe; then its command semaphore wakes it."""
+        if i == 0:
+            self._inline = (cmd, arg)
             return
-        try:
-            self._conns[i].send((cmd, arg))
-        except (OSError, BrokenPipeError):
-            self._died(i, cmd)
+        if self.backend == "thread":
+            self._threads[i - 1].commands.put((cmd, arg))
+            return
+        ctrl = self._v["ctrl"][i]
+        code = _FAST.get(cmd)
+        if code is not None:
+            ctrl[_KEY] = _seed_key(arg.get("seed", 0))
+            ctrl[_STEP] = arg.get("step", 0)
+            self._fast[i] = True
+        else:
+            code = _PIPE
+            try:
+                self._conns[i - 1].send((cmd, arg))
+            except (OSError, BrokenPipeError):
+                self._died(i, cmd)
+        ctrl[_CODE] = code
+        self._cmd_sems[i].release()
 
     def _check_open(self) -> None:
         if self._closed:
             raise RuntimeError("the ShardedBatchEnv is closed")
 
     def _step_offsets(self) -> list:
-        """The ``offset`` of each shard's reset/step command (packed observations): threads
-        all encode within the command (:class:`_OffsetSlot`); one worker process too (its
-        rows start at 0); several worker processes encode once every count is known (None:
-        an "encode" command each in :meth:`_collect`)."""
+        """The ``offset`` of each shard's reset/step command (packed observations): every
+        shard encodes within the command, at the row its slot gives (threads:
+        :class:`_OffsetSlot`; processes: :class:`_ChainSlot`, the workers' own; one shard:
+        0)."""
         if self.observe_mode != "packed":
             return [None] * self.num_workers
         if self.backend == "thread":
             self._offsets.clear()
             return self._offsets.slots
-        return [0] if self.num_workers == 1 else [None] * self.num_workers
+        return [self._slot0] + [None] * (self.num_workers - 1)
 
     def _out(self, name: str) -> np.ndarray:
         a = self._v[name]
@@ -902,8 +1102,8 @@ class ShardedBatchEnv:
         view.flags.writeable = False
         return view
 
-    def _collect(self, replies: dict[int, dict], first: bool) -> dict[str, np.ndarray]:
-        """Finish a reset/step: packed encoding of shards 1.., then the observation dict."""
+    def _collect(self) -> dict[str, np.ndarray]:
+        """The observation dict of a finished reset/step (from the shared buffers)."""
         obs: dict[str, np.ndarray] = {
             "action_mask": self._out("action_mask"),
             "to_act": self._v["to_act"].copy(),
@@ -912,17 +1112,8 @@ class ShardedBatchEnv:
         if mode in ("all", "acting"):
             obs["observation"] = self._out("observation")
         elif mode == "packed":
-            counts = [replies[i]["n_acting"] for i in range(self.num_workers)]
-            offsets = np.concatenate([[0], np.cumsum(counts)]).astype(int)
-            # threads and one worker process encoded within the step; several processes encode
-            # now, all at once (their offsets needed every count)
-            early = self.backend == "thread" or self.num_workers == 1
-            late = [] if early else [i for i in range(self.num_workers) if counts[i] > 0]
-            for i in late:
-                self._send(i, "encode", int(offsets[i]))
-            self._gather(late, "encode")
-            n = int(offsets[-1])
             v = self._v
+            n = int(np.count_nonzero(v["to_act"]))  # the shards encoded their rows already
             if self.copy_obs:
                 obs["observation"] = v["observation"][:n].copy()
             else:
@@ -968,10 +1159,10 @@ class ShardedBatchEnv:
         offsets = self._step_offsets()
         for i in range(self.num_workers):
             self._send(i, "reset", {"seed": seed, "walls": parts[i], "offset": offsets[i]})
-        replies = self._gather(range(self.num_workers), "reset")
+        self._gather(range(self.num_workers), "reset")
         self._started = True
         self._steps = 0
-        obs = self._collect(replies, True)
+        obs = self._collect()
         return obs, {"player_at_seat": self._v["player_at_seat"].copy()}
 
     def step(self, actions: Any) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, dict]:
@@ -1032,8 +1223,8 @@ class ShardedBatchEnv:
         for i in range(self.num_workers):
             self._send(i, cmd, {**arg, "offset": offsets[i]})
         self._steps += 1
-        replies = self._gather(range(self.num_workers), cmd)
-        obs = self._collect(replies, False)
+        self._gather(range(self.num_workers), cmd)
+        obs = self._collect()
         rewards = v["rewards"].copy()
         terminated = v["terminated"].copy()
         info: dict[str, Any] = {
@@ -1044,9 +1235,9 @@ class ShardedBatchEnv:
             info["player_at_seat"] = v["player_at_seat"].copy()
         if self.autoreset_mode == "same_step" and terminated.any():
             rows, finals = [], []
-            for i, (lo, _hi) in enumerate(self.shards):
-                r = replies[i].get("final_rows")
-                if r is None or len(r) == 0:
+            for lo, hi in self.shards:  # each shard wrote its finished rows' final_obs at 4 lo
+                r = np.nonzero(terminated[lo:hi])[0] + lo
+                if len(r) == 0:
                     continue
                 rows.append(r)
                 if "final_obs" in v:
@@ -1152,10 +1343,11 @@ class ShardedBatchEnv:
 
     def worker_cpu_seconds(self) -> list[float]:
         """CPU seconds each worker has used so far, in shard order: benchmarks on a loaded
-        machine compare CPU time, not only wall time. Process backend: each worker process's
-        user + system time (``time.process_time``); thread backend: the thread time
-        (``time.thread_time``) spent serving each shard's commands (shard 0's in the calling
-        thread, so the caller's own part is its thread time minus ``[0]``)."""
+        machine compare CPU time, not only wall time. Shard 0 (both backends): the thread
+        time (``time.thread_time``) the caller spent serving it, so the caller's own part is
+        its thread time minus ``[0]``; the other shards: each worker process's user + system
+        time (``time.process_time``, its waits' polling included) or the thread time spent
+        serving each shard's commands."""
         return [float(x) for x in self._all("cpu")]
 
     # ------------------------------------------------------------------ lifetime
@@ -1174,7 +1366,8 @@ class ShardedBatchEnv:
 
     @property
     def worker_pids(self) -> list[int]:
-        """Process ids of the workers (in shard order; empty with the thread backend)."""
+        """Process ids of the worker processes of shards 1..k-1 (in shard order; the caller
+        serves shard 0; empty with the thread backend or k = 1)."""
         return [p.pid for p in self._procs]
 
     @property
