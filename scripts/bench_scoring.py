@@ -17,7 +17,8 @@ from importlib import metadata
 import numpy as np
 
 from mcr_env.scoring import score_win
-from mcr_env.scoring.score import _score_core
+from mcr_env.scoring.evaluate import clear_caches
+from mcr_env.scoring.score import _make_result
 from mcr_env.testing import random_winning_hand
 from mcr_env.testing.oracle import pymahjonggb_args
 
@@ -50,7 +51,8 @@ def main(argv: list[str] | None = None) -> None:
         MahjongFanCalculator(**kw)
     pm_s = time.perf_counter() - t0
 
-    _score_core.cache_clear()  # cold cache: the per-suit tables are the only warm state
+    clear_caches()  # cold memo tables: the per-suit tables are the only warm state
+    _make_result.cache_clear()
     t0 = time.perf_counter()
     for kw in ours_args:
         score_win(**kw, profile=args.profile)

@@ -4,6 +4,7 @@ combination of four melded chows and of three melded pungs."""
 
 from __future__ import annotations
 
+import random
 from itertools import combinations, combinations_with_replacement
 
 import numpy as np
@@ -149,3 +150,32 @@ def test_wait_kinds_equal_decompose_waits():
             n_waiting += bool(expected)
             assert tuple(_regular_wait_kinds(c)) == expected, c
     assert n_waiting > 1500
+
+
+def test_tile_property_fans_memo_key_is_complete():
+    """The tile-property fans are memoised by ``_property_key`` (classes, suits, honor kinds):
+    on many masks, plain and restricted to the tile classes the fans test, the memoised answer
+    is the direct computation of that mask (so two masks sharing a key share the fans)."""
+    from mcr_env.scoring import evaluate as ev
+
+    rnd = random.Random(11)
+    classes = [allowed for _, allowed in ev._RANGE_FANS] + [
+        ev._M_TERMINAL | ev._M_HONOR,
+        ev._M_HONOR | ev._M_SUITS[0],
+        ev._M_SUITS[1],
+        (1 << 27) - 1,
+    ]
+    seen = set()
+    for i in range(6000):
+        mask = sum(1 << t for t in rnd.sample(range(34), rnd.randint(1, 14)))
+        if i % 2:
+            mask &= classes[i // 2 % len(classes)]
+            if not mask:
+                continue
+        want = ev._tile_property_fans_of(mask)
+        assert ev._tile_property_fans(mask) == want, hex(mask)
+        assert ev._tile_property_pairs(mask) == tuple((f, 1) for f in want), hex(mask)
+        seen.update(want)
+    # every tile-property fan was met
+    assert {int(f) for f, _ in ev._RANGE_FANS} <= seen
+    assert {Fan.ALL_TERMINALS_AND_HONORS, Fan.FULL_FLUSH, Fan.HALF_FLUSH, Fan.ALL_TYPES} <= seen

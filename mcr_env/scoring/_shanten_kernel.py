@@ -180,12 +180,24 @@ def forms_after_discard(c, t, n, best, cap, pre, suit, honor, acc, tmp, rem):
         missing = 9 - (pre[4 + a] - (1 if gone and _KNIT[a, t] else 0))
         if missing - 1 >= best or missing - 1 >= cap:
             continue  # the rest's value is at least -1: this arrangement cannot matter
-        for u in range(34):
-            x = c[u] - (1 if u == t else 0)
-            if _KNIT[a, u] and x > 0:
-                x -= 1
-            rem[u] = x
-        v = missing + regular_value(rem, 1 - n, suit, honor, acc, tmp)
+        if n == 1:
+            # the rest needs no set, only the pair: regular_value(rest, 0) is -1 with a pair,
+            # else 0 (the tables' 0-block columns: 0 without a pair, 0 / _NO_PAIR with one)
+            v = missing
+            for u in range(34):
+                x = c[u] - (1 if u == t else 0)
+                if _KNIT[a, u] and x > 0:
+                    x -= 1
+                if x >= 2:
+                    v = missing - 1
+                    break
+        else:
+            for u in range(34):
+                x = c[u] - (1 if u == t else 0)
+                if _KNIT[a, u] and x > 0:
+                    x -= 1
+                rem[u] = x
+            v = missing + regular_value(rem, 1, suit, honor, acc, tmp)
         if v < best:
             best = v
     return best

@@ -10,7 +10,7 @@ Each reading's fans come from independent detectors:
 
 1. *Tile properties* (flushes, honors, terminals, green, reversible, rank ranges, voided suit,
    All Types): functions of the set of tile kinds present, computed on 34-bit masks built from
-   the :mod:`mcr_env.tiles` predicate arrays and cached per mask.
+   the :mod:`mcr_env.tiles` predicate arrays and cached by the few facts they depend on.
 2. *Set shapes* (All Pungs, All Chows, Outside Hand, All Five, All Even Pungs, Tile Hog, and
    the pair-dependent Pure Terminal Chows, Three-Suited Terminal Chows, Little Four Winds,
    Little Three Dragons): from facts cached per chow tuple and per pung tuple.
@@ -90,6 +90,11 @@ __all__ = [
     "trim_caches",
 ]
 
+F = type("F", (), {f.name: int(f) for f in Fan})
+"""The fan values as plain ints, ``F.ALL_CHOWS == Fan.ALL_CHOWS``: the hot paths name fans
+through this class because a plain class attribute is several times cheaper to look up than
+an enum member (the values are the same ints, so dict keys and comparisons are unchanged)."""
+
 _MEMOS: list = []
 
 
@@ -161,120 +166,190 @@ def _rank_mask(lo: int, hi: int) -> int:
 
 # (fan, mask every tile kind must lie in)
 _RANGE_FANS = (
-    (Fan.UPPER_TILES, _rank_mask(7, 9)),
-    (Fan.MIDDLE_TILES, _rank_mask(4, 6)),
-    (Fan.LOWER_TILES, _rank_mask(1, 3)),
-    (Fan.UPPER_FOUR, _rank_mask(6, 9)),
-    (Fan.LOWER_FOUR, _rank_mask(1, 4)),
-    (Fan.ALL_GREEN, _M_GREEN),
-    (Fan.REVERSIBLE_TILES, _M_REVERSIBLE),
-    (Fan.ALL_SIMPLES, _M_SIMPLE),
-    (Fan.ALL_TERMINALS, _M_TERMINAL),
-    (Fan.ALL_HONORS, _M_HONOR),
+    (F.UPPER_TILES, _rank_mask(7, 9)),
+    (F.MIDDLE_TILES, _rank_mask(4, 6)),
+    (F.LOWER_TILES, _rank_mask(1, 3)),
+    (F.UPPER_FOUR, _rank_mask(6, 9)),
+    (F.LOWER_FOUR, _rank_mask(1, 4)),
+    (F.ALL_GREEN, _M_GREEN),
+    (F.REVERSIBLE_TILES, _M_REVERSIBLE),
+    (F.ALL_SIMPLES, _M_SIMPLE),
+    (F.ALL_TERMINALS, _M_TERMINAL),
+    (F.ALL_HONORS, _M_HONOR),
 )
 
 
-@_memo(65536)
-def _tile_property_fans(mask: int) -> tuple[Fan, ...]:
+def _tile_property_fans_of(mask: int) -> tuple[int, ...]:
     """Fans that depend only on which tile kinds are present (``mask``: bit t = kind t)."""
     out = [f for f, allowed in _RANGE_FANS if not mask & ~allowed]
     suits = sum(1 for m in _M_SUITS if mask & m)
     honors = mask & _M_HONOR
     if not mask & ~(_M_TERMINAL | _M_HONOR) and honors and mask & _M_TERMINAL:
-        out.append(Fan.ALL_TERMINALS_AND_HONORS)
+        out.append(F.ALL_TERMINALS_AND_HONORS)
     if not honors:
-        out.append(Fan.NO_HONORS)
+        out.append(F.NO_HONORS)
         if suits == 1:
-            out.append(Fan.FULL_FLUSH)
+            out.append(F.FULL_FLUSH)
     elif suits == 1:
-        out.append(Fan.HALF_FLUSH)
+        out.append(F.HALF_FLUSH)
     if suits == 2:
-        out.append(Fan.ONE_VOIDED_SUIT)
+        out.append(F.ONE_VOIDED_SUIT)
     if suits == 3 and mask & _M_WIND and mask & _M_DRAGON:
-        out.append(Fan.ALL_TYPES)
-    return tuple(int(f) for f in out)
+        out.append(F.ALL_TYPES)
+    return tuple(out)
+
+
+# The masks :func:`_tile_property_fans_of` tests ``mask`` against (``not mask & ~allowed``):
+# the range fans', then Terminals-and-Honors'. Per group (three suits, honors) and per bit
+# pattern of that group, the classes the group's kinds lie in (bit i: class i), so a mask's
+# classes are the AND of four table look-ups.
+_PROPERTY_CLASSES = tuple(allowed for _, allowed in _RANGE_FANS) + (_M_TERMINAL | _M_HONOR,)
+
+
+def _group_classes(lo: int, width: int) -> tuple[int, ...]:
+    return tuple(
+        sum(1 << i for i, allowed in enumerate(_PROPERTY_CLASSES) if not (b << lo) & ~allowed)
+        for b in range(1 << width)
+    )
+
+
+_CLASSES_M, _CLASSES_P, _CLASSES_S = (
+    _group_classes(0, 9),
+    _group_classes(9, 9),
+    _group_classes(18, 9),
+)
+_CLASSES_Z = _group_classes(27, 7)
+_M_SUIT0, _M_SUIT1, _M_SUIT2 = _M_SUITS
+_PROPERTY_FANS: dict[int, tuple[int, ...]] = {}
+_PROPERTY_PAIRS: dict[int, tuple[tuple[int, int], ...]] = {}
+
+
+def _property_key(mask: int) -> int:
+    """Everything :func:`_tile_property_fans_of` reads of ``mask``, as one small int: the
+    classes the kinds lie in (11 bits), the number of suits present, and whether honors,
+    winds, dragons and terminals are present. Equal keys, equal fans."""
+    key = (
+        _CLASSES_M[mask & 511]
+        & _CLASSES_P[mask >> 9 & 511]
+        & _CLASSES_S[mask >> 18 & 511]
+        & _CLASSES_Z[mask >> 27]
+    )
+    if mask & _M_SUIT0:
+        key += 1 << 11
+    if mask & _M_SUIT1:
+        key += 1 << 11
+    if mask & _M_SUIT2:
+        key += 1 << 11
+    if mask & _M_HONOR:
+        key |= 1 << 13
+        if mask & _M_WIND:
+            key |= 1 << 14
+        if mask & _M_DRAGON:
+            key |= 1 << 15
+    if mask & _M_TERMINAL:
+        key |= 1 << 16
+    return key
+
+
+def _tile_property_fans(mask: int) -> tuple[int, ...]:
+    """:func:`_tile_property_fans_of`, memoised by :func:`_property_key` (a few hundred
+    keys, however many masks)."""
+    key = _property_key(mask)
+    fans = _PROPERTY_FANS.get(key)
+    if fans is None:
+        fans = _PROPERTY_FANS[key] = _tile_property_fans_of(mask)
+    return fans
+
+
+def _tile_property_pairs(mask: int) -> tuple[tuple[int, int], ...]:
+    """:func:`_tile_property_fans` as ``(fan, 1)`` pairs (a dict update adds them at once)."""
+    key = _property_key(mask)
+    pairs = _PROPERTY_PAIRS.get(key)
+    if pairs is None:
+        pairs = _PROPERTY_PAIRS[key] = tuple((f, 1) for f in _tile_property_fans_of(mask))
+    return pairs
 
 
 # ---------------------------------------------------------------------------------------------
 # Set-combination fans: candidate instances and the selection
 
 
-def _two_chows(a: int, b: int) -> Fan | None:
+def _two_chows(a: int, b: int) -> int | None:
     if a // 9 == b // 9:
         gap = b - a
         if gap == 0:
-            return Fan.PURE_DOUBLE_CHOW
+            return F.PURE_DOUBLE_CHOW
         if gap == 3:
-            return Fan.SHORT_STRAIGHT
+            return F.SHORT_STRAIGHT
         if gap == 6:
-            return Fan.TWO_TERMINAL_CHOWS
+            return F.TWO_TERMINAL_CHOWS
         return None
-    return Fan.MIXED_DOUBLE_CHOW if a % 9 == b % 9 else None
+    return F.MIXED_DOUBLE_CHOW if a % 9 == b % 9 else None
 
 
-def _three_chows(a: int, b: int, c: int) -> Fan | None:
+def _three_chows(a: int, b: int, c: int) -> int | None:
     ranks = (a % 9, b % 9, c % 9)
     suits = {a // 9, b // 9, c // 9}
     if len(suits) == 1:
         if a == c:
-            return Fan.PURE_TRIPLE_CHOW
+            return F.PURE_TRIPLE_CHOW
         if b - a == c - b and b - a in (1, 2):
-            return Fan.PURE_SHIFTED_CHOWS
-        return Fan.PURE_STRAIGHT if ranks == (0, 3, 6) else None
+            return F.PURE_SHIFTED_CHOWS
+        return F.PURE_STRAIGHT if ranks == (0, 3, 6) else None
     if len(suits) == 3:
         lo, mid, hi = sorted(ranks)
         if lo == hi:
-            return Fan.MIXED_TRIPLE_CHOW
+            return F.MIXED_TRIPLE_CHOW
         if (lo, mid, hi) == (0, 3, 6):
-            return Fan.MIXED_STRAIGHT
+            return F.MIXED_STRAIGHT
         if mid == lo + 1 and hi == mid + 1:
-            return Fan.MIXED_SHIFTED_CHOWS
+            return F.MIXED_SHIFTED_CHOWS
     return None
 
 
-def _four_chows(a: int, b: int, c: int, d: int) -> Fan | None:
+def _four_chows(a: int, b: int, c: int, d: int) -> int | None:
     if a // 9 != d // 9:
         return None
     if a == d:
-        return Fan.QUADRUPLE_CHOW
+        return F.QUADRUPLE_CHOW
     step = b - a
     if step in (1, 2) and c - b == step and d - c == step:
-        return Fan.FOUR_PURE_SHIFTED_CHOWS
+        return F.FOUR_PURE_SHIFTED_CHOWS
     return None
 
 
-def _two_pungs(a: int, b: int) -> Fan | None:
+def _two_pungs(a: int, b: int) -> int | None:
     if b < 27:
-        return Fan.DOUBLE_PUNG if a // 9 != b // 9 and a % 9 == b % 9 else None
+        return F.DOUBLE_PUNG if a // 9 != b // 9 and a % 9 == b % 9 else None
     if a >= 31:
-        return Fan.TWO_DRAGONS_PUNGS
+        return F.TWO_DRAGONS_PUNGS
     return None
 
 
-def _three_pungs(a: int, b: int, c: int) -> Fan | None:
+def _three_pungs(a: int, b: int, c: int) -> int | None:
     if c < 27:
         suits = {a // 9, b // 9, c // 9}
         if len(suits) == 1:
-            return Fan.PURE_SHIFTED_PUNGS if b == a + 1 and c == b + 1 else None
+            return F.PURE_SHIFTED_PUNGS if b == a + 1 and c == b + 1 else None
         if len(suits) == 3:
             lo, mid, hi = sorted((a % 9, b % 9, c % 9))
             if lo == hi:
-                return Fan.TRIPLE_PUNG
+                return F.TRIPLE_PUNG
             if mid == lo + 1 and hi == mid + 1:
-                return Fan.MIXED_SHIFTED_PUNGS
+                return F.MIXED_SHIFTED_PUNGS
         return None
     if a >= 31:
-        return Fan.BIG_THREE_DRAGONS
+        return F.BIG_THREE_DRAGONS
     if 27 <= a and c <= 30:
-        return Fan.BIG_THREE_WINDS
+        return F.BIG_THREE_WINDS
     return None
 
 
-def _four_pungs(a: int, b: int, c: int, d: int) -> Fan | None:
+def _four_pungs(a: int, b: int, c: int, d: int) -> int | None:
     if d < 27 and a // 9 == d // 9 and d == a + 3 and b == a + 1 and c == a + 2:
-        return Fan.FOUR_PURE_SHIFTED_PUNGS
+        return F.FOUR_PURE_SHIFTED_PUNGS
     if (a, b, c, d) == (27, 28, 29, 30):
-        return Fan.BIG_FOUR_WINDS
+        return F.BIG_FOUR_WINDS
     return None
 
 
@@ -292,17 +367,34 @@ _PUNG_GROUP_FN = {4: _four_pungs, 3: _three_pungs, 2: _two_pungs}
 _BOTZONE_POINTS = POINTS_ARRAY["botzone"]
 
 
-def _instances(sets: tuple[int, ...], group_fn: dict) -> list[tuple[Fan, int]]:
-    """Every ``(fan, group bitmask)`` whose sets (sorted tile ids) form that fan by themselves."""
+_TRIPLES = {n: tuple((idx, m) for idx, m in _GROUPS[n] if len(idx) == 3) for n in range(5)}
+_PAIRS = {n: tuple((idx, m) for idx, m in _GROUPS[n] if len(idx) == 2) for n in range(5)}
+
+
+def _instances(sets: tuple[int, ...], group_fn: dict) -> list[tuple[int, int]]:
+    """Every ``(fan, group bitmask)`` whose sets (sorted tile ids) form that fan by themselves,
+    in :data:`_GROUPS` order (largest groups first)."""
     out = []
-    for idx, m in _GROUPS[len(sets)]:
-        fan = group_fn[len(idx)](*[sets[i] for i in idx])
+    n = len(sets)
+    if n == 4:
+        fan = group_fn[4](*sets)
+        if fan is not None:
+            out.append((fan, 15))
+    if n >= 3:
+        three = group_fn[3]
+        for (i, j, k), m in _TRIPLES[n]:
+            fan = three(sets[i], sets[j], sets[k])
+            if fan is not None:
+                out.append((fan, m))
+    two = group_fn[2]
+    for (i, j), m in _PAIRS[n]:
+        fan = two(sets[i], sets[j])
         if fan is not None:
             out.append((fan, m))
     return out
 
 
-def _select(instances: list[tuple[Fan, int]], n_sets: int) -> tuple[Fan, ...]:
+def _select(instances: list[tuple[int, int]], n_sets: int) -> tuple[int, ...]:
     """The instances to count (docs/rules.md §5), as their fans sorted by value.
 
     Constraints: the chosen groups form a hyperforest over the ``n_sets`` sets (every group
@@ -352,6 +444,14 @@ def _select(instances: list[tuple[Fan, int]], n_sets: int) -> tuple[Fan, ...]:
 # Per-reading structure (cached): everything that does not depend on winds, melds or the win
 
 
+def _counted(fans: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """``(fan, count)`` pairs of a list of fans (first-seen order)."""
+    out: dict[int, int] = {}
+    for f in fans:
+        out[f] = out.get(f, 0) + 1
+    return tuple(out.items())
+
+
 _OUTSIDE_CHOW_RANKS = (0, 6)  # lowest rank index of 123 / 789
 _FIVE_CHOW_RANKS = (2, 3, 4)  # 345 456 567
 
@@ -361,8 +461,8 @@ def _chow_part(chows: tuple[int, ...]) -> tuple:
     """Facts about a reading's chows (sorted lowest tile ids), cached per chow tuple.
 
     Returns ``(fans, mask, counts, outside, five, terminal_suits)``: counted chow-combination
-    fans; tile-kind mask; ``{tile: copies}``; every chow holds a terminal / a 5; for four chows
-    of ranks 123 123 789 789, the sorted suits (else None)."""
+    fans as ``(fan, count)`` pairs; tile-kind mask; ``{tile: copies}``; every chow holds a
+    terminal / a 5; for four chows of ranks 123 123 789 789, the sorted suits (else None)."""
     fans = _select(_instances(chows, _CHOW_GROUP_FN), len(chows))
     mask = 0
     counts: dict[int, int] = {}
@@ -373,7 +473,7 @@ def _chow_part(chows: tuple[int, ...]) -> tuple:
     ranks = sorted(c % 9 for c in chows)
     terminal_suits = tuple(sorted(c // 9 for c in chows)) if ranks == [0, 0, 6, 6] else None
     return (
-        fans,
+        _counted(fans),
         mask,
         counts,
         all(c % 9 in _OUTSIDE_CHOW_RANKS for c in chows),
@@ -387,15 +487,16 @@ def _pung_part(pungs: tuple[int, ...], kongs: tuple[int, ...]) -> tuple:
     """Facts about a reading's pungs and kongs (sorted tile ids; ``kongs`` a subset), cached.
 
     Returns ``(fans, mask, counts, outside, five, even, winds, dragons, terminal_pungs)``:
-    counted pung-combination fans; tile-kind mask; ``{tile: 3}`` for pungs that are not
-    kongs; every pung is of a terminal or honor / of a 5 / of an even suit rank; wind indices
-    0-3 of the wind pungs; number of dragon pungs; number of pungs of suit 1s and 9s."""
+    counted pung-combination fans as ``(fan, count)`` pairs; tile-kind mask; ``{tile: 3}`` for
+    pungs that are not kongs; every pung is of a terminal or honor / of a 5 / of an even suit
+    rank; wind indices 0-3 of the wind pungs; number of dragon pungs; number of pungs of suit
+    1s and 9s."""
     fans = _select(_instances(pungs, _PUNG_GROUP_FN), len(pungs))
     mask = 0
     for p in pungs:
         mask |= 1 << p
     return (
-        fans,
+        _counted(fans),
         mask,
         {p: 3 for p in pungs if p not in kongs},
         not mask & _M_SIMPLE,
@@ -407,10 +508,9 @@ def _pung_part(pungs: tuple[int, ...], kongs: tuple[int, ...]) -> tuple:
     )
 
 
-@_memo(65536)
 def _structure(
     chows: tuple[int, ...], pungs: tuple[int, ...], kongs: tuple[int, ...], pair: int
-) -> tuple[tuple[tuple[Fan, int], ...], int, tuple[int, ...], bool]:
+) -> tuple[tuple[tuple[int, int], ...], int, tuple[int, ...], bool]:
     """Fans of a four-sets-and-a-pair reading that depend only on its sets.
 
     Args:
@@ -426,44 +526,43 @@ def _structure(
     p_fans, p_mask, p_counts, p_outside, p_five, p_even, winds, dragons, terminal_pungs = (
         _pung_part(pungs, kongs)
     )
-    fans: dict[Fan, int] = {}
-    for f in c_fans + p_fans:
-        fans[f] = fans.get(f, 0) + 1
-    for f in _tile_property_fans(c_mask | p_mask | 1 << pair):
-        fans[f] = 1
+    # chow-combination, pung-combination and tile-property fans are three disjoint sets
+    fans = dict(c_fans)
+    fans.update(p_fans)
+    fans.update(_tile_property_pairs(c_mask | p_mask | 1 << pair))
     hogs = 0
     for t, n in c_counts.items():
         if n + p_counts.get(t, 0) + (2 if t == pair else 0) == 4:
             hogs += 1
     if hogs:
-        fans[Fan.TILE_HOG] = hogs
+        fans[F.TILE_HOG] = hogs
 
     pair_suit = _SUIT[pair]
     pair_rank = _RANK[pair]
     if len(chows) == 4:
         if pair_suit < 3:
-            fans[Fan.ALL_CHOWS] = 1
+            fans[F.ALL_CHOWS] = 1
         if terminal_suits is not None and pair_rank == 5 and pair_suit < 3:
             a, b, c, d = terminal_suits
             if a == d == pair_suit:
-                fans[Fan.PURE_TERMINAL_CHOWS] = 1
+                fans[F.PURE_TERMINAL_CHOWS] = 1
             elif a == b != c == d and pair_suit not in terminal_suits:
-                fans[Fan.THREE_SUITED_TERMINAL_CHOWS] = 1
+                fans[F.THREE_SUITED_TERMINAL_CHOWS] = 1
     elif not chows:
-        fans[Fan.ALL_PUNGS] = 1
+        fans[F.ALL_PUNGS] = 1
         if p_even and pair_suit < 3 and pair_rank % 2 == 0:
-            fans[Fan.ALL_EVEN_PUNGS] = 1
+            fans[F.ALL_EVEN_PUNGS] = 1
     if c_outside and p_outside and not (_M_SIMPLE >> pair) & 1:
-        fans[Fan.OUTSIDE_HAND] = 1
+        fans[F.OUTSIDE_HAND] = 1
     if c_five and p_five and pair_suit < 3 and pair_rank == 5:
-        fans[Fan.ALL_FIVE] = 1
+        fans[F.ALL_FIVE] = 1
     if len(winds) == 3 and pair_suit == 3:
-        fans[Fan.LITTLE_FOUR_WINDS] = 1
+        fans[F.LITTLE_FOUR_WINDS] = 1
     if dragons == 2 and pair_suit == 4:
-        fans[Fan.LITTLE_THREE_DRAGONS] = 1
+        fans[F.LITTLE_THREE_DRAGONS] = 1
     elif dragons == 1:
-        fans[Fan.DRAGON_PUNG] = 1
-    return _plain(fans), terminal_pungs, winds, len(winds) >= 3
+        fans[F.DRAGON_PUNG] = 1
+    return tuple(fans.items()), terminal_pungs, winds, len(winds) >= 3
 
 
 # ---------------------------------------------------------------------------------------------
@@ -708,35 +807,35 @@ def _situation(
     """Win-situation fans (docs/rules.md §6a 44-47, 53, 56, 58, 62, 80); ``melded_hand=False`` (the
     ``"mcr"`` profile with a promoted kong, docs/rules.md §7 item 7) withholds Melded Hand."""
     if self_drawn:
-        fans[Fan.FULLY_CONCEALED_HAND if not claimed else Fan.SELF_DRAWN] = 1
+        fans[F.FULLY_CONCEALED_HAND if not claimed else F.SELF_DRAWN] = 1
         if wall_last:
-            fans[Fan.LAST_TILE_DRAW] = 1
+            fans[F.LAST_TILE_DRAW] = 1
         if replacement:
-            fans[Fan.OUT_WITH_REPLACEMENT_TILE] = 1
+            fans[F.OUT_WITH_REPLACEMENT_TILE] = 1
     else:
         if not claimed:
-            fans[Fan.CONCEALED_HAND] = 1
+            fans[F.CONCEALED_HAND] = 1
         elif claimed == 4 and melded_hand:
-            fans[Fan.MELDED_HAND] = 1
+            fans[F.MELDED_HAND] = 1
         if wall_last:
-            fans[Fan.LAST_TILE_CLAIM] = 1
+            fans[F.LAST_TILE_CLAIM] = 1
         if robbing:
-            fans[Fan.ROBBING_THE_KONG] = 1
+            fans[F.ROBBING_THE_KONG] = 1
     if last_tile:
-        fans[Fan.LAST_TILE] = 1
+        fans[F.LAST_TILE] = 1
 
 
 _KONG_FAN = {
-    (1, 0): Fan.MELDED_KONG,
-    (0, 1): Fan.CONCEALED_KONG,
-    (2, 0): Fan.TWO_MELDED_KONGS,
-    (0, 2): Fan.TWO_CONCEALED_KONGS,
-    (1, 1): Fan.CONCEALED_KONG_AND_MELDED_KONG,
+    (1, 0): F.MELDED_KONG,
+    (0, 1): F.CONCEALED_KONG,
+    (2, 0): F.TWO_MELDED_KONGS,
+    (0, 2): F.TWO_CONCEALED_KONGS,
+    (1, 1): F.CONCEALED_KONG_AND_MELDED_KONG,
 }
 _CONCEALED_PUNG_FAN = {
-    2: Fan.TWO_CONCEALED_PUNGS,
-    3: Fan.THREE_CONCEALED_PUNGS,
-    4: Fan.FOUR_CONCEALED_PUNGS,
+    2: F.TWO_CONCEALED_PUNGS,
+    3: F.THREE_CONCEALED_PUNGS,
+    4: F.FOUR_CONCEALED_PUNGS,
 }
 
 
@@ -745,21 +844,26 @@ def _finish(fans: dict[int, int], profile: str) -> tuple[int, dict[int, int]]:
     of ``profile``."""
     _apply_non_repeat(fans, profile)
     if not fans:
-        fans[Fan.CHICKEN_HAND] = 1
+        fans[F.CHICKEN_HAND] = 1
     points = POINTS_ARRAY[profile]
     return sum([points[f] * c for f, c in fans.items()]), fans
 
 
-def _wait_position(sets, pair: int, win: int) -> Fan | None:
+def _single_wait(pair: int, win: int) -> int | None:
+    """:func:`_wait_position` of a reading with no concealed set."""
+    return F.SINGLE_WAIT if pair == win else None
+
+
+def _wait_position(sets, pair: int, win: int) -> int | None:
     """The wait fan the winning tile's place in a reading's concealed sets allows: Edge (3 of
     12, 7 of 89) over Closed (middle of a chow) over Single (the pair); None if none."""
-    fan = Fan.SINGLE_WAIT if pair == win else None
+    fan = F.SINGLE_WAIT if pair == win else None
     for kind, t in sets:
         if kind == CHOW and t <= win <= t + 2:
             if (win == t + 2 and t % 9 == 0) or (win == t and t % 9 == 6):
-                return Fan.EDGE_WAIT
+                return F.EDGE_WAIT
             if win == t + 1:
-                fan = Fan.CLOSED_WAIT
+                fan = F.CLOSED_WAIT
     return fan
 
 
@@ -771,12 +875,12 @@ def _knitted_structure(
     meld_pungs: tuple[int, ...],
     kongs: tuple[int, ...],
     pair: int,
-) -> tuple[tuple[tuple[Fan, int], ...], int, tuple[int, ...]]:
+) -> tuple[tuple[tuple[int, int], ...], int, tuple[int, ...]]:
     """A Knitted Straight reading (the nine knitted tiles ``ks`` standing in for three chows,
     one more set and a pair): its fans that do not depend on winds or the win (Knitted
     Straight, tile properties, Tile Hog, All Chows, Dragon Pung), the number of pungs of suit
     1s and 9s, and the wind indices of wind pungs."""
-    fans: dict[Fan, int] = {Fan.KNITTED_STRAIGHT: 1}
+    fans: dict[int, int] = {F.KNITTED_STRAIGHT: 1}
     counts = [0] * 34
     for t in ks:
         counts[t] += 1
@@ -802,11 +906,11 @@ def _knitted_structure(
         fans[f] = 1
     hogs = sum(1 for c in counts if c == 4)
     if hogs:
-        fans[Fan.TILE_HOG] = hogs
+        fans[F.TILE_HOG] = hogs
     if chows and _SUIT[pair] < 3:
-        fans[Fan.ALL_CHOWS] = 1
+        fans[F.ALL_CHOWS] = 1
     if any(_SUIT[t] == 4 for t in pungs):
-        fans[Fan.DRAGON_PUNG] = 1
+        fans[F.DRAGON_PUNG] = 1
     terminal_pungs = sum(1 for t in pungs if (_M_TERMINAL >> t) & 1)
     winds = tuple(t - 27 for t in pungs if _SUIT[t] == 3)
     return _plain(fans), terminal_pungs, winds
@@ -857,7 +961,7 @@ def _preferred(found: list[tuple[int, dict[int, int]]]) -> int:
     for i, (total, fans) in enumerate(found):
         if total != top:
             continue
-        if best < 0 or Fan.PURE_TRIPLE_CHOW in fans or Fan.TRIPLE_PUNG in fans:
+        if best < 0 or F.PURE_TRIPLE_CHOW in fans or F.TRIPLE_PUNG in fans:
             best = i
     return best
 
@@ -944,11 +1048,11 @@ def readings(
     )
     n_kongs = melded_kongs + concealed_kongs
     if n_kongs >= 3:
-        base[Fan.FOUR_KONGS if n_kongs == 4 else Fan.THREE_KONGS] = 1
+        base[F.FOUR_KONGS if n_kongs == 4 else F.THREE_KONGS] = 1
     elif mcr and melded_kongs == concealed_kongs == 1:
         # docs/rules.md §7 item 2: one melded + one concealed kong
-        base[Fan.TWO_MELDED_KONGS] = 1
-        base[Fan.CONCEALED_KONG] = 1
+        base[F.TWO_MELDED_KONGS] = 1
+        base[F.CONCEALED_KONG] = 1
     elif n_kongs:
         base[_KONG_FAN[melded_kongs, concealed_kongs]] = 1
 
@@ -956,36 +1060,43 @@ def readings(
     one_wait: bool | None = None
     nine_gates = n_melds == 0 and _is_nine_gates(standing)
 
+    meld_chows_t = tuple(sorted(meld_chows))
+    meld_pungs_t = tuple(sorted(meld_pungs))
     for sets, pair in regular_divisions(counts14):
-        chows = list(meld_chows)
-        pungs = list(meld_pungs)
         concealed_pungs = concealed_kongs
-        win_in_pung = win_in_chow = False
-        for kind, t in sets:
-            if kind == CHOW:
-                chows.append(t)
-                if t <= win <= t + 2:
-                    win_in_chow = True
-            else:
-                pungs.append(t)
-                concealed_pungs += 1
-                if t == win:
-                    win_in_pung = True
-        if win_in_pung and not self_drawn and not win_in_chow:
-            concealed_pungs -= 1  # completed by a discard: a melded pung (docs/rules.md §6b)
-        chows.sort()
-        pungs.sort()
-        sfans, terminal_pungs, winds, wind_group = _structure(
-            tuple(chows), tuple(pungs), kongs_t, pair
-        )
-        fans = dict(base)
+        if sets:
+            chows = list(meld_chows)
+            pungs = list(meld_pungs)
+            win_in_pung = win_in_chow = False
+            for kind, t in sets:
+                if kind == CHOW:
+                    chows.append(t)
+                    if t <= win <= t + 2:
+                        win_in_chow = True
+                else:
+                    pungs.append(t)
+                    concealed_pungs += 1
+                    if t == win:
+                        win_in_pung = True
+            if win_in_pung and not self_drawn and not win_in_chow:
+                concealed_pungs -= 1  # completed by a discard: a melded pung (docs/rules.md §6b)
+            chows.sort()
+            pungs.sort()
+            chows_t = tuple(chows)
+            pungs_t = tuple(pungs)
+        else:  # four melds and the pair
+            chows_t = meld_chows_t
+            pungs_t = meld_pungs_t
+        sfans, terminal_pungs, winds, wind_group = _structure(chows_t, pungs_t, kongs_t, pair)
+        fans = base.copy()
         fans.update(sfans)
         if concealed_pungs >= 2:
             fans[_CONCEALED_PUNG_FAN[min(concealed_pungs, 4)]] = 1
-        _pung_fans(fans, terminal_pungs - nine_gates, winds, wind_group, seat, prevalent)
+        if winds or terminal_pungs:
+            _pung_fans(fans, terminal_pungs - nine_gates, winds, wind_group, seat, prevalent)
         if nine_gates:
-            fans[Fan.NINE_GATES] = 1
-        wait_fan = _wait_position(sets, pair, win)
+            fans[F.NINE_GATES] = 1
+        wait_fan = _wait_position(sets, pair, win) if sets else _single_wait(pair, win)
         if wait_fan is not None:
             if one_wait is None:
                 one_wait = _waits_on_one_kind(standing, n_melds)
@@ -1038,13 +1149,13 @@ def _pung_fans(
     th = terminal_pungs
     for w in winds:
         if w == prevalent:
-            fans[Fan.PREVALENT_WIND] = 1
+            fans[F.PREVALENT_WIND] = 1
         if w == seat:
-            fans[Fan.SEAT_WIND] = 1
+            fans[F.SEAT_WIND] = 1
         if not wind_group and w != prevalent and w != seat:
             th += 1
     if th > 0:
-        fans[Fan.PUNG_OF_TERMINALS_OR_HONORS] = th
+        fans[F.PUNG_OF_TERMINALS_OR_HONORS] = th
 
 
 def _is_nine_gates(standing: tuple[int, ...]) -> bool:
@@ -1057,7 +1168,7 @@ def _is_nine_gates(standing: tuple[int, ...]) -> bool:
 
 
 @_memo(16384)
-def _special_form(counts14: tuple[int, ...]) -> tuple[tuple[Fan, int], ...] | None:
+def _special_form(counts14: tuple[int, ...]) -> tuple[tuple[int, int], ...] | None:
     """Fans of Seven Pairs, Thirteen Orphans or Honors and Knitted Tiles (14 concealed tiles),
     situation fans excluded; None when the tiles are none of them."""
     mask = 0
@@ -1065,19 +1176,19 @@ def _special_form(counts14: tuple[int, ...]) -> tuple[tuple[Fan, int], ...] | No
         if counts14[t]:
             mask |= 1 << t
     if all(c in (0, 2, 4) for c in counts14):
-        fans: dict[Fan, int] = {Fan.SEVEN_PAIRS: 1}
+        fans: dict[int, int] = {F.SEVEN_PAIRS: 1}
         for f in _tile_property_fans(mask):
             fans[f] = 1
         hogs = sum(1 for c in counts14 if c == 4)
         if hogs:
-            fans[Fan.TILE_HOG] = hogs
+            fans[F.TILE_HOG] = hogs
         kinds = [t for t in _KINDS if counts14[t]]
         if len(kinds) == 7 and kinds[6] < 27 and kinds[0] // 9 == kinds[6] // 9:
             if kinds[6] - kinds[0] == 6:
-                fans[Fan.SEVEN_SHIFTED_PAIRS] = 1
+                fans[F.SEVEN_SHIFTED_PAIRS] = 1
         return _plain(fans)
     if all(counts14[t] for t in THIRTEEN_ORPHANS_TILES) and not mask & ~_M_ORPHANS:
-        return ((int(Fan.THIRTEEN_ORPHANS), 1),)
+        return ((int(F.THIRTEEN_ORPHANS), 1),)
     if max(counts14) == 1:
         suited = mask & ((1 << 27) - 1)
         for ks in KNITTED_STRAIGHTS:
@@ -1085,11 +1196,11 @@ def _special_form(counts14: tuple[int, ...]) -> tuple[tuple[Fan, int], ...] | No
             if not suited & ~ks_mask:
                 fans = {}
                 if (mask & _M_HONOR) == _M_HONOR:
-                    fans[Fan.GREATER_HONORS_AND_KNITTED_TILES] = 1
+                    fans[F.GREATER_HONORS_AND_KNITTED_TILES] = 1
                 else:
-                    fans[Fan.LESSER_HONORS_AND_KNITTED_TILES] = 1
+                    fans[F.LESSER_HONORS_AND_KNITTED_TILES] = 1
                 if suited == ks_mask:
-                    fans[Fan.KNITTED_STRAIGHT] = 1
+                    fans[F.KNITTED_STRAIGHT] = 1
                 for f in _tile_property_fans(mask):
                     fans[f] = 1
                 return _plain(fans)

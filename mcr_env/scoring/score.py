@@ -42,7 +42,7 @@ class NotAWinError(ValueError):
 # Result types
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FanResult:
     """One scored fan: ``points`` per occurrence, ``count`` occurrences (>= 1)."""
 
@@ -52,7 +52,7 @@ class FanResult:
     count: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ScoreResult:
     """Result of :func:`score_win`.
 
@@ -134,10 +134,14 @@ def _plain_melds(melds: object) -> list[tuple[int, int]] | None:
         return None
     out = []
     for m in melds:
-        if type(m) is not tuple or len(m) != 3 or type(m[1]) is not int or type(m[2]) is not int:
+        if type(m) is not tuple:
             return None
-        e = _PLAIN_MELDS.get(m)
-        if e is None:
+        try:
+            e = _PLAIN_MELDS.get(m)  # equal to a key: a 3-tuple of a kind and two numbers
+        except TypeError:  # unhashable contents
+            return None
+        # equal is not enough: 5.0 or True would match 5 or 1
+        if e is None or type(m[1]) is not int or type(m[2]) is not int:
             return None
         out.append(e)
     return out
@@ -290,7 +294,20 @@ def score_win(
         if type(flowers) is int and 0 <= flowers <= 8
         else _check_int(flowers, "flowers", 0, 8)
     )
-    ids = _parse_hand(hand)
+    standing = [0] * 34
+    if type(hand) is list or type(hand) is tuple:  # fast path: plain tile ids
+        for t in hand:
+            if type(t) is not int or not 0 <= t < 34:
+                standing = None
+                break
+            standing[t] += 1
+    else:
+        standing = None
+    if standing is None:
+        hand = _parse_hand(hand)
+        standing = [0] * 34
+        for t in hand:
+            standing[t] += 1
     win_id = (
         win_tile if type(win_tile) is int and 0 <= win_tile < 34 else _tile_id(win_tile, "win_tile")
     )
@@ -298,15 +315,12 @@ def score_win(
     if fixed is None:
         fixed = [_EVAL_MELD[kind, t] for kind, t, _offer in _parse_melds(melds)]
     expected = 13 - 3 * len(fixed)
-    if len(ids) != expected:
+    if len(hand) != expected:
         raise ValueError(
             f"wrong tile count: {len(fixed)} meld(s) need {expected} concealed tiles besides "
-            f"the winning tile, got {len(ids)}"
+            f"the winning tile, got {len(hand)}"
         )
-    standing = [0] * 34
-    for t in ids:
-        standing[t] += 1
-    used = list(standing)
+    used = standing.copy()
     used[win_id] += 1
     for k, t in fixed:
         if k == MELD_CHOW:
@@ -339,19 +353,21 @@ _TRIM_EVERY = 1 << 16
 _calls = 0
 
 
-@cache
 def _score_core(*args) -> tuple[tuple[int, int], ...] | None:
-    """Memoised :func:`~mcr_env.scoring.evaluate.evaluate` as sorted ``(fan, count)`` pairs;
-    every :data:`_TRIM_EVERY` new hands the memo tables that grew too large are emptied."""
+    """:func:`~mcr_env.scoring.evaluate.evaluate` as sorted ``(fan, count)`` pairs; every
+    :data:`_TRIM_EVERY` hands the memo tables that grew too large are emptied.
+
+    Not memoised as a whole: a whole hand rarely repeats (callers that replay hands, like the
+    engine, keep their own cache), and every entry kept is more for the garbage collector to
+    scan."""
     global _calls
     _calls += 1
     if _calls % _TRIM_EVERY == 0:
         trim_caches()
-        if _score_core.cache_info().currsize > _TRIM_EVERY:
-            _score_core.cache_clear()
+        if _make_result.cache_info().currsize > _TRIM_EVERY:
             _make_result.cache_clear()
     fans = evaluate(*args)
-    return None if fans is None else tuple(sorted((int(f), c) for f, c in fans.items()))
+    return None if fans is None else tuple(sorted(fans.items()))
 
 
 @cache
