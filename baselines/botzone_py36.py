@@ -15,6 +15,8 @@ annotations (3.9/3.10)                    its source, which Python 3.6 stores un
 ``zip(..., strict=True)`` (3.10)          ``zip(...)``: the length check only catches a bug
                                           the tests would have caught first
 ``n.bit_count()`` (3.10)                  ``bin(n).count("1")``
+``@dataclass(..., slots=True)`` (3.10)    ``@dataclass(...)``: instances keep a ``__dict__``;
+                                          fields, equality, hashing and frozenness are the same
 ========================================  ===================================================
 
 Dataclasses (3.7) are the one thing rewriting cannot give 3.6: the zip carries the standard
@@ -101,12 +103,16 @@ class _Downgrade(ast.NodeTransformer):
             node.value = self.visit(node.value)
         return node
 
-    # -- calls: zip(strict=), n.bit_count(), functools.cache ------------------------------
+    # -- calls: zip(strict=), dataclass(slots=), n.bit_count(), functools.cache --------
     def visit_Call(self, node: ast.Call):
         self.generic_visit(node)
         f = node.func
         if isinstance(f, ast.Name) and f.id == "zip":
             node.keywords = [k for k in node.keywords if k.arg != "strict"]
+        elif (isinstance(f, ast.Name) and f.id == "dataclass") or (
+            isinstance(f, ast.Attribute) and f.attr == "dataclass"
+        ):
+            node.keywords = [k for k in node.keywords if k.arg != "slots"]
         elif isinstance(f, ast.Attribute) and f.attr == "bit_count" and not node.args:
             return ast.Call(
                 func=ast.Attribute(

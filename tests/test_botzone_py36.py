@@ -33,7 +33,7 @@ from functools import cache, reduce
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class A:
     x: int | None = None  # a comment
     y: list[int] = None
