@@ -97,8 +97,13 @@ _BOTZONE_SEGMENT = 34
 # run to ``w = out.shape[2]`` (a runtime bound, always 34): with the compile-time constant LLVM
 # unrolls them into scalar stores, with the runtime bound it vectorizes them.
 
-_U = np.uintp
-_U1 = np.uintp(1)
+try:  # compiled: unsigned offsets
+    import numba.extending  # noqa: F401
+
+    _U = np.uintp
+except ImportError:  # the Botzone export's numba stand-in runs the kernels as plain Python:
+    _U = int  # Python ints (numpy 1.x types np.uint64 + int as float, not an index)
+_U1 = _U(1)
 
 
 @njit(cache=True, nogil=True, inline="always")
