@@ -20,7 +20,6 @@ r is absolute seat ``(seat + r) % 4``.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import njit
 
@@ -98,11 +97,12 @@ _BOTZONE_SEGMENT = 34
 # run to ``w = out.shape[2]`` (a runtime bound, always 34): with the compile-time constant LLVM
 # unrolls them into scalar stores, with the runtime bound it vectorizes them.
 
-_COMPILED = getattr(getattr(numba, "config", None), "DISABLE_JIT", 1) == 0
-"""True when ``njit`` compiles (real numba, JIT on). Unjitted (the exported Botzone bot's numba
-stand-in, or ``NUMBA_DISABLE_JIT=1``) the offsets are plain Python ints instead: numpy 1.x
-promotes ``uintp + int64`` to float64, which cannot index."""
-_U = np.uintp if _COMPILED else int
+try:  # compiled: unsigned offsets
+    import numba.extending  # noqa: F401
+
+    _U = np.uintp
+except ImportError:  # the Botzone export's numba stand-in runs the kernels as plain Python:
+    _U = int  # Python ints (numpy 1.x types np.uint64 + int as float, not an index)
 _U1 = _U(1)
 
 
