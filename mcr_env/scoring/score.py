@@ -42,7 +42,7 @@ class NotAWinError(ValueError):
 # Result types
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class FanResult:
     """One scored fan: ``points`` per occurrence, ``count`` occurrences (>= 1)."""
 
@@ -52,7 +52,7 @@ class FanResult:
     count: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ScoreResult:
     """Result of :func:`score_win`.
 
