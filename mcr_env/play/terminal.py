@@ -345,7 +345,7 @@ def run(argv: Sequence[str] | None = None) -> dict:
     Raises:
         UsageError: bad arguments or opponent specs.
     """
-    from mcr_env.eval.cli import OneLineParser
+    from mcr_env.eval.cli import OneLineParser, UsageError, require_nonnegative
 
     p = OneLineParser(prog=PROG, description=__doc__.splitlines()[0])
     p.add_argument("--seat", type=int, default=0, choices=range(4), help="your seat 0..3")
@@ -358,10 +358,9 @@ def run(argv: Sequence[str] | None = None) -> dict:
     p.add_argument("--cmd-timeout", type=float, default=5.0, help="seconds per cmd: bot answer")
     p.add_argument("--cmd-io", default="json", choices=["json", "simple"], help="cmd: bots' I/O")
     args = p.parse_args(argv)
+    require_nonnegative(seed=args.seed)
     outside = any(x.strip().startswith("cmd:") for x in args.opponents.split(","))
     if outside and args.match:
-        from mcr_env.eval.cli import UsageError
-
         raise UsageError("cmd: opponents (outside Botzone bots) play single hands, not --match")
     opponents = make_opponents(
         args.opponents, args.seed, {"timeout": args.cmd_timeout, "io": args.cmd_io}
