@@ -262,6 +262,8 @@ class TorchPolicyAgent(Agent):
     def __init__(self, net, greedy: bool = True, seed: int = 0, name: str = "policy") -> None:
         import torch
 
+        import baselines.features  # noqa: F401 (registers the +rule-v0 / +look-v0 encoders)
+
         self.net = net.eval()
         self.greedy = bool(greedy)
         self.gen = torch.Generator().manual_seed(int(seed))

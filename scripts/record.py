@@ -74,12 +74,20 @@ def run(argv: list[str] | None = None) -> dict:
     if len(specs) not in (1, 2, 4):
         p.error(f"--agents takes 1, 2 (alternating) or 4 specs, got {len(specs)}")
     specs = (specs * 4)[:4]
+    if any(s.strip().startswith("cmd:") for s in specs):
+        raise UsageError(
+            "--agents: outside Botzone bots (cmd:) are not recorded here; play them with "
+            "scripts/evaluate.py --opponent or mcr-play --opponents"
+        )
     agents = [load_agent(spec, args.seed + s, "--agents") for s, spec in enumerate(specs)]
     encoder = None
-    if any(a.needs_obs for a in agents):
+    encoders = {getattr(a, "encoder", "planes-v0") for a in agents if a.needs_obs}
+    if len(encoders) > 1:
+        raise UsageError(f"--agents read different observations: {sorted(encoders)}")
+    if encoders:
         from mcr_env.encoding import get_encoder
 
-        encoder = get_encoder(next(a.encoder for a in agents if a.needs_obs))
+        encoder = get_encoder(encoders.pop())
     config = RulesConfig(
         wall_layout=args.wall_layout,
         scoring_profile=args.scoring_profile,

@@ -21,7 +21,9 @@ from baselines.train import run  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> dict:
-    """Parse arguments and run the job; returns what :func:`baselines.train.run` returns."""
+    """Parse arguments and run the job; returns what :func:`baselines.train.run` returns. A
+    config that cannot be loaded (missing file, unknown key, wrong value type) exits with
+    status 2 after one ``train.py: error: ...`` line (argparse's usage error)."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--config", default="configs/default.yaml", help="YAML config file")
     p.add_argument(
@@ -33,7 +35,12 @@ def main(argv: list[str] | None = None) -> dict:
     )
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
     args = p.parse_args(argv)
-    cfg = load_config(args.config, args.set)
+    try:
+        cfg = load_config(args.config, args.set)
+    except FileNotFoundError:
+        p.error(f"--config {args.config!r}: no such file")
+    except (ValueError, TypeError) as e:  # unknown keys (listed), wrong value types, bad YAML
+        p.error(f"{args.config}: {e}")
     return run(cfg, progress=not args.no_progress)
 
 

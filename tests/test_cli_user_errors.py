@@ -1,16 +1,26 @@
-"""A new user's mistakes at the command line (README commands): each prints one error line
-naming the argument or file, exits non-zero, and shows no traceback. Every case here was a
-traceback or a misleading message before (the reproducers)."""
+"""A new user's mistakes at the command line (README commands) and in env arguments: each
+gives one error line (or a ValueError/TypeError) naming the argument or file, never a
+traceback deep inside, a misleading message or a silent wrong result. Every case here was one
+of those before (the reproducers)."""
 
 from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
+from pathlib import Path
 
+import gymnasium as gym
+import numpy as np
 import pytest
+from gymnasium.utils.env_checker import check_env
 from test_eval import _script
 
 from mcr_env.play import html, terminal
+
+ROOT = Path(__file__).resolve().parent.parent
+DEAL = "1 0 0 0 0 W1 W2 W3 W4 W5 W6 W7 W8 W9 T1 T2 T3 T4"
 
 
 def _one_line(err: str, prefix: str) -> str:
@@ -122,3 +132,134 @@ def test_a_file_that_is_not_a_checkpoint(capsys, tmp_path):
     msg = _one_line(capsys.readouterr().err, "export_botzone.py: error: ")
     assert msg.startswith(f"checkpoint {str(bad)!r}: {bad} is not a torch checkpoint (")
     assert not out.exists()
+
+
+# ------------------------------------------------------------- checkpoints with feature planes
+def _checkpoint(path, enc="planes-v0+look-v0"):
+    """A small untrained policy on ``enc`` (default: the default training config's
+    observation, registered by ``baselines.features``) saved as a checkpoint."""
+    import baselines.features  # noqa: F401 (registers the encoder, for its channel count)
+    from baselines.config import NetworkConfig
+    from baselines.network import PolicyValueNet, save_checkpoint
+    from mcr_env.encoding import get_encoder
+
+    net = PolicyValueNet(get_encoder(enc).shape[0], NetworkConfig(8, 1, 16), encoder=enc)
+    return save_checkpoint(net, path)
+
+
+def test_scripts_play_a_checkpoint_on_feature_planes(tmp_path):
+    """Reproducer: ``record.py --agents final.pt`` and ``mcr-play --opponents ...final.pt`` of
+    a checkpoint trained with the default config stopped with ``unknown encoder
+    'planes-v0+look-v0'`` (nothing had imported ``baselines.features``); a fresh process, as
+    a user runs them."""
+    ckpt = _checkpoint(tmp_path / "final.pt")
+    out = tmp_path / "r.jsonl"
+    argv = ["--games", "2", "--agents", f"{ckpt},rule", "--out", str(out), "--no-progress"]
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "record.py"), *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert json.loads(run.stdout)["agents"] == [str(ckpt), "rule", str(ckpt), "rule"]
+    assert len(out.read_text().splitlines()) == 2
+
+
+def test_checkpoints_on_different_observations(capsys, tmp_path):
+    """mcr-play encodes each opponent's own observation (a planes-v0 and a +look-v0 policy at
+    one table); record.py, whose games feed one encoder, says so in one line."""
+    from baselines.agents import RuleBasedAgent, TorchPolicyAgent
+
+    look = _checkpoint(tmp_path / "look.pt")
+    planes = _checkpoint(tmp_path / "planes.pt", "planes-v0")
+    opponents = [TorchPolicyAgent.from_checkpoint(p) for p in (look, planes)] + [RuleBasedAgent()]
+    out: list[str] = []
+
+    def read(prompt):
+        return "1"
+
+    game = terminal.TerminalGame(0, opponents, seed=3, read=read, write=out.append)
+    assert [e.id if e else None for e in game.encoders] == [
+        "planes-v0+look-v0",
+        "planes-v0",
+        None,
+    ]
+    result = game.play()
+    assert not result["quit"] and out[-1] == "game over"
+    status = _script("record").main(["--agents", f"{look},{planes}", "--out", str(tmp_path)])
+    assert status == 2
+    assert _one_line(capsys.readouterr().err, "record.py: error: ") == (
+        "--agents read different observations: ['planes-v0', 'planes-v0+look-v0']"
+    )
+
+
+def test_botzone_bot_encodes_what_the_agent_reads(capsys, monkeypatch, tmp_path):
+    """Reproducer: ``botzone_bot.py --agent final.pt`` (a +look-v0 policy) failed with
+    ``obs must be (N, 85, 34), got (1, 75, 34)``: the bot always encoded planes-v0."""
+    ckpt = _checkpoint(tmp_path / "final.pt")
+    text = json.dumps({"requests": ["0 0 0", DEAL, "2 J1"], "responses": ["PASS", "PASS"]})
+    monkeypatch.setattr("sys.stdin", io.StringIO(text + "\n"))
+    assert _script("botzone_bot").main(["--agent", str(ckpt), "--once"]) == 0
+    answer = json.loads(capsys.readouterr().out)["response"]
+    assert answer.split()[0] == "PLAY" and answer.split()[1] in DEAL.split()[5:] + ["J1"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--config", "nofile.yaml"], "--config 'nofile.yaml': no such file"),
+        (["--set", "ppo.foo=1"], "unknown key(s) ['foo'] in section 'ppo' (PPOConfig); valid"),
+        (["--set", "ppo.lr=abc"], "ppo.lr: expected a number, got 'abc'"),
+        (["--set", "ppo.lr"], "override 'ppo.lr' must look like section.key=value"),
+    ],
+)
+def test_train_config_errors_are_one_line(capsys, argv, message):
+    """Reproducer: a missing config file or a bad ``--set`` was a traceback."""
+    if argv[0] == "--set":
+        argv = ["--config", str(ROOT / "configs" / "smoke.yaml"), *argv]
+    with pytest.raises(SystemExit) as ex:
+        _script("train").main(argv)
+    assert ex.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and message in err.splitlines()[-1]
+
+
+# ------------------------------------------------------------------------ env arguments
+def test_env_arguments_a_new_user_gets_wrong():
+    """Reproducers: ``encoder=5`` was an AttributeError ('int' object has no attribute
+    'shape'); ``learner_seat=True`` was taken as seat 1; ``options={"walls": (2, 144)}`` was
+    reported as a wall of shape (1, 288)."""
+    from mcr_env.envs.batch import MCRBatchEnv
+    from mcr_env.pettingzoo import parallel_env
+
+    for make in (
+        lambda: gym.make("mcr_env/MCR-v0", encoder=5),
+        lambda: MCRBatchEnv(2, encoder=5),
+        lambda: parallel_env(encoder=5),
+    ):
+        with pytest.raises(TypeError, match=r"encoder must be an encoder id \(str, one of .*"):
+            make()
+    with pytest.raises(ValueError, match="learner_seat must be 0..3 or 'random', got True"):
+        gym.make("mcr_env/MCR-v0", learner_seat=True)
+    env = gym.make("mcr_env/MCR-v0")
+    with pytest.raises(ValueError) as err:
+        env.reset(options={"walls": np.zeros((2, 144), dtype=np.int64)})
+    assert str(err.value) == "options['walls'] must be one wall, (L,) tile ids, got shape (2, 144)"
+
+
+def test_gymnasium_and_pettingzoo_on_feature_planes():
+    """Reproducer: ``gym.make("mcr_env/MCR-v0", encoder="planes-v0+look-v0")`` (the trained
+    policy's observation) was an AttributeError (its encoder has no named pieces for the
+    space bounds); now unbounded float32 channels, and Gymnasium's check_env passes."""
+    import baselines.features  # noqa: F401 (registers planes-v0+look-v0)
+    from mcr_env.pettingzoo import parallel_env
+
+    env = gym.make("mcr_env/MCR-v0", encoder="planes-v0+look-v0")
+    space = env.observation_space["observation"]
+    assert space.shape == (85, 34) and np.isinf(space.low).all() and np.isinf(space.high).all()
+    obs, _ = env.reset(seed=0)
+    assert obs["observation"].shape == (85, 34) and space.contains(obs["observation"])
+    check_env(env.unwrapped, skip_render_check=True)
+    obs, _ = parallel_env(encoder="planes-v0+look-v0").reset(seed=0)
+    assert obs["player_0"]["observation"].shape == (85, 34)

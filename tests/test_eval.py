@@ -162,6 +162,7 @@ def _script(name):
         ("evaluate", ["--agent", "random", "--seed", "-1"], "--seed must be >= 0, got -1"),
         ("evaluate", ["--agent", "rule", "--wall-offset", "-5"], "--wall-offset must be >= 0"),
         ("record", ["--agents", "random", "--seed", "-1"], "--seed must be >= 0, got -1"),
+        ("record", ["--agents", "cmd:bot,rule"], "--agents: outside Botzone bots (cmd:) are not"),
         (
             "evaluate",
             ["--agent", "rule", "--opponent", "cmd:/nonexistent/bot"],

@@ -4,7 +4,7 @@
 request that is a decision for the seat (its own draw ``2 t``; another seat's discard, also
 after PENG/CHI; another seat's BUGANG) it loads the tracked state into a one-game engine
 (:meth:`~mcr_env.engine.core.MCREngine.load_state`), so the legal mask is the engine's own at
-that decision (docs/rules.md §9, §10), encodes the observation (``planes-v0`` by default) and
+that decision (docs/rules.md §9, §10), encodes the observation (the agent's encoder) and
 asks the agent (the ``act(obs (N, C, 34) float32, mask (N, 235) bool, view) -> (N,) int64``
 interface of ``baselines.agents``; mcr_env never imports baselines: the agent object is given).
 A Chi or Peng is answered together with the discard that follows (``PENG t``, ``CHI m t``): the
@@ -53,7 +53,9 @@ class BotzoneBot:
             ``baselines.agents`` agent.
         rules: engine rules for the masks (default :data:`BOTZONE_RULES`; the wall layout must
             be "botzone").
-        encoder: observation encoder id or object (default ``"planes-v0"``).
+        encoder: observation encoder id or object; default (None): the agent's own
+            ``encoder`` attribute (a trained policy's, e.g. ``"planes-v0+look-v0"``), else
+            ``"planes-v0"``.
 
     Attributes:
         tracker: the seat's :class:`SeatTracker`.
@@ -70,17 +72,19 @@ class BotzoneBot:
         self,
         agent: Any,
         rules: RulesConfig | None = None,
-        encoder: Any = "planes-v0",
+        encoder: Any = None,
         record: bool = False,
     ):
-        from mcr_env.encoding import get_encoder
+        from mcr_env.encoding import resolve_encoder
 
         rules = BOTZONE_RULES if rules is None else rules
         if rules.wall_layout != "botzone" or rules.match != "hand":
             raise ValueError("BotzoneBot needs RulesConfig(wall_layout='botzone', match='hand')")
         self.agent = agent
         self.rules = rules
-        self.encoder = get_encoder(encoder) if isinstance(encoder, str) else encoder
+        if encoder is None:
+            encoder = getattr(agent, "encoder", None) or "planes-v0"
+        self.encoder = resolve_encoder(encoder)
         self.engine = MCREngine(1, rules)
         self.tracker = SeatTracker()
         self.last_response = ""

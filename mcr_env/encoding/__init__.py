@@ -11,6 +11,15 @@ from mcr_env.encoding.base import (
     encoder_ids,
     get_encoder,
     register_encoder,
+    resolve_encoder,
 )
 
-__all__ = ["Encoder", "Piece", "as_grid", "encoder_ids", "get_encoder", "register_encoder"]
+__all__ = [
+    "Encoder",
+    "Piece",
+    "as_grid",
+    "encoder_ids",
+    "get_encoder",
+    "register_encoder",
+    "resolve_encoder",
+]

@@ -328,6 +328,25 @@ def get_encoder(encoder_id: str) -> Encoder:
     return enc
 
 
+def resolve_encoder(encoder: Any) -> Encoder:
+    """An encoder from an id (:func:`get_encoder`) or an encoder object (returned as is: any
+    object with ``encode(state, games, seats)`` and ``shape``, e.g. the baselines' feature
+    encoders), as the envs' ``encoder=`` arguments take it.
+
+    Raises:
+        TypeError: neither a str nor an object with ``encode`` and ``shape``.
+        ValueError: unknown id.
+    """
+    if isinstance(encoder, str):
+        return get_encoder(encoder)
+    if not (callable(getattr(encoder, "encode", None)) and hasattr(encoder, "shape")):
+        raise TypeError(
+            f"encoder must be an encoder id (str, one of {', '.join(encoder_ids())}) or an "
+            f"encoder object with encode() and shape, got {type(encoder).__name__}"
+        )
+    return encoder
+
+
 def encoder_ids() -> tuple[str, ...]:
     """Registered encoder ids."""
     _load_builtin()

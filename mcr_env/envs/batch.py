@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from mcr_env.encoding import get_encoder
+from mcr_env.encoding import resolve_encoder
 from mcr_env.engine.actions import NUM_ACTIONS
 from mcr_env.engine.config import CLAIM_ROUNDS, RulesConfig
 from mcr_env.engine.core import MCREngine
@@ -152,7 +152,7 @@ class MCRBatchEnv:
         self.engine = MCREngine(num_tables, config, first_game=first_game)
         self.num_tables = self.engine.batch_size
         self.config = self.engine.config
-        self.encoder = get_encoder(encoder) if isinstance(encoder, str) else encoder
+        self.encoder = resolve_encoder(encoder)
         self.reward_fn = make_reward(reward, **(reward_kwargs or {}))
         self._settlement_only = settlement_only(self.reward_fn)  # 0 at steps no hand ends
         self.autoreset_mode = autoreset_mode

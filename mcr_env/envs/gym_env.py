@@ -13,7 +13,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from mcr_env.encoding import get_encoder
+from mcr_env.encoding import resolve_encoder
 from mcr_env.engine.actions import ACTION_NAMES, NUM_ACTIONS
 from mcr_env.engine.config import CLAIM_ROUNDS, RulesConfig
 from mcr_env.engine.core import MCREngine
@@ -37,13 +37,18 @@ MAX_DEAL_RETRIES = 64
 
 def observation_space(encoder) -> spaces.Dict:
     """``Dict(observation=Box((C, 34) float32, per-channel bounds), action_mask=Box(0, 1,
-    (235,), int8))`` of an encoder."""
-    low = np.zeros(encoder.shape, dtype=np.float32)
-    high = np.zeros(encoder.shape, dtype=np.float32)
-    for p in encoder.pieces:
-        sl = encoder.piece_slice(p.name)
-        low[sl] = p.low
-        high[sl] = p.high
+    (235,), int8))`` of an encoder. An encoder object without named pieces (e.g. the
+    baselines' ``planes-v0+look-v0``) gets unbounded channels."""
+    if getattr(encoder, "pieces", None) is None:
+        low = np.full(encoder.shape, -np.inf, dtype=np.float32)
+        high = np.full(encoder.shape, np.inf, dtype=np.float32)
+    else:
+        low = np.zeros(encoder.shape, dtype=np.float32)
+        high = np.zeros(encoder.shape, dtype=np.float32)
+        for p in encoder.pieces:
+            sl = encoder.piece_slice(p.name)
+            low[sl] = p.low
+            high[sl] = p.high
     return spaces.Dict(
         {
             "observation": spaces.Box(low, high, dtype=np.float32),
@@ -130,10 +135,12 @@ class _LearnerTables:
     def __init__(self, n, config, encoder, reward, reward_kwargs, opponents, learner_seat):
         self.engine = MCREngine(n, config)
         self.n = n
-        self.encoder = get_encoder(encoder) if isinstance(encoder, str) else encoder
+        self.encoder = resolve_encoder(encoder)
         self.reward_fn = make_reward(reward, **(reward_kwargs or {}))
         self.opponents = _opponents(opponents)
-        if learner_seat != "random" and learner_seat not in (0, 1, 2, 3):
+        if learner_seat != "random" and (
+            isinstance(learner_seat, bool) or learner_seat not in (0, 1, 2, 3)
+        ):
             raise ValueError(f"learner_seat must be 0..3 or 'random', got {learner_seat!r}")
         self.learner_seat_spec = learner_seat
         self.match = config.match == "match"
@@ -495,6 +502,23 @@ class MCREnv(gym.Env):
         return {"observation": o["observation"][0], "action_mask": o["action_mask"][0]}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Deal a hand and play it to the learner's first decision (class docstring,
+        "Starting State").
+
+        Args:
+            seed: seeds the env's generator (walls, random opponents, ``learner_seat="random"``).
+            options: ``{"walls": (L,) tile ids}`` (L = 144 official, 136 botzone) and/or
+                ``{"new_match": True}`` (single-hand matches: start a new match).
+
+        Returns:
+            ``(obs, info)``: ``obs`` as in the observation space (``observation (C, 34)
+            float32``, ``action_mask (235,) int8``); ``info`` has ``learner_seat``,
+            ``redeals`` (hands re-dealt because they ended before the learner acted).
+
+        Raises:
+            ValueError / TypeError: unknown or malformed options, a bad wall, an explicit
+                wall whose hand ends before the learner's first decision.
+        """
         super().reset(seed=seed)
         self._t.seed_rng(self.np_random)
         options = options or {}
@@ -506,7 +530,12 @@ class MCREnv(gym.Env):
             raise TypeError(f"options['new_match'] must be a bool, got {new_match!r}")
         walls = options.get("walls")
         if walls is not None:
-            walls = np.asarray(walls).reshape(1, -1)
+            walls = np.asarray(walls)
+            if walls.ndim != 1:
+                raise ValueError(
+                    f"options['walls'] must be one wall, (L,) tile ids, got shape {walls.shape}"
+                )
+            walls = walls[None]
         engine_seed = None if seed is None else int(self.np_random.integers(2**62))
         new_match = bool(new_match) or not self._started
         self._done = True  # until the deal succeeds
@@ -518,6 +547,19 @@ class MCREnv(gym.Env):
         return self._obs(), info
 
     def step(self, action):
+        """The learner's ``action`` (one int action id), then the opponents until the
+        learner's next decision or the end of the episode.
+
+        Returns:
+            ``(obs, reward float, terminated, truncated=False, info)``; ``info["settlement"]``
+            is the step's raw ``(4,) int32`` settlement by seat (docs/rules.md §3).
+
+        Raises:
+            RuntimeError: before ``reset``, after the episode ended, after a failed reset.
+            TypeError: ``action`` is not one integer.
+            ValueError: an illegal action with ``illegal_action="raise"`` (else it is
+                penalized, class docstring); an opponent policy's illegal action.
+        """
         if not self._started:
             raise RuntimeError("step() before reset(): call reset() first")
         if self._done:
@@ -544,6 +586,8 @@ class MCREnv(gym.Env):
         return self._t.engine.legal_mask[0, self.learner_seat].copy()
 
     def render(self):
+        """``render_mode="ansi"``: the table as the learner's seat sees it (str; other hands
+        as backs); None otherwise."""
         if self.render_mode != "ansi":
             return None
         from mcr_env.envs.render import render_table
@@ -616,9 +660,23 @@ class MCRVectorEnv(VectorEnv):
 
     @property
     def engine(self) -> MCREngine:
+        """The batched engine of the N tables."""
         return self._t.engine
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Deal a hand at every table and play each to its learner's first decision.
+
+        Args:
+            seed: root seed of all tables.
+            options: ``{"walls": (N, L) tile ids}``.
+
+        Returns:
+            ``(obs, info)``: ``observation (N, C, 34) float32``, ``action_mask (N, 235)
+            int8``; ``info["learner_seat"] (N,)``, ``info["redeals"] (N,)``.
+
+        Raises:
+            ValueError / TypeError: unknown options or bad walls.
+        """
         if seed is not None:
             self._np_random, self._np_random_seed = gym.utils.seeding.np_random(seed)
         elif getattr(self, "_np_random", None) is None:
@@ -638,6 +696,19 @@ class MCRVectorEnv(VectorEnv):
         return self._t.obs(), _with_masks(info)
 
     def step(self, actions):
+        """``actions (N,)`` int learner actions, one per table; SAME_STEP autoreset (class
+        docstring).
+
+        Returns:
+            ``(obs, rewards (N,) float32, terminated (N,) bool, truncated (N,) bool, info)``;
+            ``info["settlement"] (N, 4) int32``, and for finished tables ``final_obs`` /
+            ``final_info``.
+
+        Raises:
+            RuntimeError: before ``reset`` (or after a failed one).
+            TypeError: ``actions`` not ``(N,)`` integers.
+            ValueError: an illegal action with ``illegal_action="raise"``.
+        """
         if self._needs_reset:
             raise RuntimeError("step() before reset() (or after a failed reset): call reset()")
         a = np.asarray(actions)
@@ -684,6 +755,7 @@ class MCRVectorEnv(VectorEnv):
         return eng.legal_mask[np.arange(self.num_envs), self._t.learner].copy()
 
     def render(self):
+        """``render_mode="ansi"``: every table as its learner's seat sees it (str)."""
         if self.render_mode != "ansi":
             return None
         from mcr_env.envs.render import render_table

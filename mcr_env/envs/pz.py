@@ -71,7 +71,7 @@ class _Table:
     are players: ``seat_of(p)`` maps a player to its seat in the current hand."""
 
     def __init__(self, config, encoder, reward, reward_kwargs, illegal_action, match, claim_round):
-        from mcr_env.encoding import get_encoder
+        from mcr_env.encoding import resolve_encoder
 
         self.engine = MCREngine(
             1, _rules(config, illegal_action, match or None, claim_round=claim_round)
@@ -79,7 +79,7 @@ class _Table:
         self.match = self.engine.config.match == "match"
         if encoder is None:
             encoder = "planes-v1" if self.match else "planes-v0"
-        self.encoder = get_encoder(encoder) if isinstance(encoder, str) else encoder
+        self.encoder = resolve_encoder(encoder)
         self.reward_fn = make_reward(reward, **(reward_kwargs or {}))
         self.started = False  # reset once: later resets continue the reward's match
 
@@ -272,6 +272,8 @@ class raw_env(_TableEnv, AECEnv):  # noqa: N801 (PettingZoo naming convention)
         )
 
     def observe(self, agent):
+        """``{"observation": (C, 34) float32, "action_mask": (235,) int8}`` of ``agent`` now
+        (its mask is all zero when it is not asked)."""
         return self._table.observe(self.possible_agents.index(agent))
 
     def _queue_from_engine(self) -> None:
@@ -286,6 +288,8 @@ class raw_env(_TableEnv, AECEnv):  # noqa: N801 (PettingZoo naming convention)
             self.agent_selection = self.possible_agents[self._table.player_at(seats[0])]
 
     def reset(self, seed: int | None = None, options: dict | None = None):
+        """Deal a new hand (or match); ``agent_selection`` is the first agent asked.
+        ``options``: ``{"walls": (L,) tile ids}``."""
         self._table.reset(seed, options)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
@@ -296,6 +300,15 @@ class raw_env(_TableEnv, AECEnv):  # noqa: N801 (PettingZoo naming convention)
         self._queue_from_engine()
 
     def step(self, action):
+        """The answer (one int action id) of ``agent_selection``. In a claim round the
+        answers are collected and the engine steps once all asked agents have answered (an
+        illegal answer resolves the round at once: penalized or ``ValueError``, module
+        docstring).
+
+        Raises:
+            TypeError: ``action`` is not one integer.
+            ValueError: an illegal action with ``illegal_action="raise"``.
+        """
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -356,6 +369,8 @@ class parallel_raw_env(_TableEnv, ParallelEnv):  # noqa: N801 (PettingZoo naming
         return {a: self._table.observe(i) for i, a in enumerate(self.possible_agents)}
 
     def reset(self, seed: int | None = None, options: dict | None = None):
+        """Deal a new hand (or match). Returns ``(observations, infos)``, dicts by agent
+        (observation dicts as in :meth:`raw_env.observe`). ``options``: ``{"walls": ...}``."""
         self._table.reset(seed, options)
         self._reset_once = True
         self.agents = list(self.possible_agents)

@@ -114,12 +114,15 @@ class TerminalGame:
         cfg = rules or RulesConfig(wall_layout=wall_layout, match="match" if match else "hand")
         self.engine = MCREngine(1, cfg)
         self.seed = seed
-        self.encoder = None
-        if any(getattr(a, "needs_obs", False) for a in self.opponents):
-            from mcr_env.encoding import get_encoder
+        from mcr_env.encoding import get_encoder
 
-            enc = next(a for a in self.opponents if getattr(a, "needs_obs", False))
-            self.encoder = get_encoder(getattr(enc, "encoder", "planes-v0"))
+        # each opponent reads its own observation (two checkpoints may use different encoders)
+        self.encoders = [
+            get_encoder(getattr(a, "encoder", "planes-v0"))
+            if getattr(a, "needs_obs", False)
+            else None
+            for a in self.opponents
+        ]
         self.results: list[dict] = []
 
     # ------------------------------------------------------------------ helpers
@@ -129,6 +132,9 @@ class TerminalGame:
 
     def _agent_at(self, s: int) -> Any:
         return self.opponents[(s - self.seat()) % 4 - 1]
+
+    def _encoder_at(self, s: int) -> Any:
+        return self.encoders[(s - self.seat()) % 4 - 1]
 
     def table_text(self) -> str:
         """The table as the person's seat sees it, plus the hand in glyphs and codes."""
@@ -176,11 +182,8 @@ class TerminalGame:
                 continue
             agent = self._agent_at(s)
             g, ss = np.array([0]), np.array([s])
-            obs = (
-                self.encoder.encode(eng.state, g, ss)
-                if getattr(agent, "needs_obs", False)
-                else None
-            )
+            enc = self._encoder_at(s)
+            obs = enc.encode(eng.state, g, ss) if enc is not None else None
             view = (
                 SeatView.from_state(eng.state, g, ss)
                 if getattr(agent, "needs_view", False)
