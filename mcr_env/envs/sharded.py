@@ -87,7 +87,7 @@ from mcr_env.engine.config import RulesConfig
 from mcr_env.engine.state import GameState, Phase
 from mcr_env.engine.walls import check_walls
 from mcr_env.envs.batch import MASK_DTYPE, MCRBatchEnv, check_modes, table_config
-from mcr_env.envs.common import encode_pairs
+from mcr_env.envs.common import copy_masks, encode_pairs
 from mcr_env.rewards import RewardFunction, make_reward
 
 __all__ = [
@@ -204,7 +204,7 @@ class _ShardEnv(MCRBatchEnv):
 
     def _obs(self) -> dict:  # called at the end of MCRBatchEnv.reset / step
         eng, v = self.engine, self.v
-        np.copyto(v["action_mask"], eng.legal_mask.view(MASK_DTYPE))
+        copy_masks(eng.legal_mask, eng.to_act, v["action_mask"])  # as int8 (MASK_DTYPE)
         np.copyto(v["to_act"], eng.to_act)
         np.copyto(v["player_at_seat"], eng.state.player_at_seat)
         np.copyto(v["phase"], eng.state.phase)
