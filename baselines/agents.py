@@ -310,8 +310,9 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
     ``rule-lookahead`` or a checkpoint path (``*.pt``).
 
     Raises:
-        ValueError: unknown spec.
+        UnknownAgentSpec (a ValueError, :mod:`mcr_env.envs.common`): unknown spec.
         FileNotFoundError: a missing checkpoint.
+        ValueError: a file that is not a checkpoint.
     """
     if spec == "random":
         return RandomAgent(seed=seed)
@@ -323,7 +324,9 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
         return LookaheadAgent()
     if spec.endswith(".pt"):
         return TorchPolicyAgent.from_checkpoint(spec, seed=seed, name=Path(spec).stem)
-    raise ValueError(
+    from mcr_env.envs.common import UnknownAgentSpec
+
+    raise UnknownAgentSpec(
         f"unknown agent spec {spec!r}; valid: {', '.join(AGENT_SPECS)}, <checkpoint>.pt"
     )
 

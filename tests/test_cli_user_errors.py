@@ -263,3 +263,29 @@ def test_gymnasium_and_pettingzoo_on_feature_planes():
     check_env(env.unwrapped, skip_render_check=True)
     obs, _ = parallel_env(encoder="planes-v0+look-v0").reset(seed=0)
     assert obs["player_0"]["observation"].shape == (85, 34)
+
+
+def test_agent_specs_a_plugin_recognises_but_cannot_build(capsys, tmp_path):
+    """Reproducer: a file that is not a checkpoint (or a negative seed) was reported as
+    ``unknown agent spec 'bad.pt'; registered: none registered; plugins: baselines: ...``
+    (mcr-play, the envs' opponent specs): the spec is known, building it failed."""
+    from mcr_env.eval.registry import UnknownAgentSpec, make_agent
+
+    bad = tmp_path / "bad.pt"
+    bad.write_text("junk\n")
+    with pytest.raises(ValueError) as err:
+        make_agent(str(bad))
+    assert not isinstance(err.value, UnknownAgentSpec)
+    assert str(err.value).startswith(f"baselines: {bad} is not a torch checkpoint (")
+    with pytest.raises(ValueError) as err:
+        gym.make("mcr_env/MCR-v0", opponents=str(bad))
+    assert str(err.value).startswith(f"opponent spec {str(bad)!r}: baselines: {bad} is not a")
+    with pytest.raises(UnknownAgentSpec, match="unknown agent spec 'nope'; registered: "):
+        make_agent("nope")
+    with pytest.raises(ValueError, match="seed must be >= 0, got -1"):
+        make_agent("random", seed=-1)
+    with pytest.raises(TypeError, match="seed must be an int, got float"):
+        make_agent("random", seed=1.5)
+    assert terminal.main(["--opponents", str(bad)]) == 2
+    msg = _one_line(capsys.readouterr().err, "mcr-play: error: ")
+    assert msg.startswith(f"--opponents {str(bad)!r}: baselines: {bad} is not a torch checkpoint")

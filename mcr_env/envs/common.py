@@ -322,9 +322,15 @@ def policy_needs_obs(policy: Any) -> bool:
 
 AGENT_SPEC_GROUP = "mcr_env.agent_specs"
 """Entry-point group of agent-spec factories ``factory(spec: str, seed: int) -> agent`` that
-raise ValueError for specs they do not know. The project registers
+raise :class:`UnknownAgentSpec` for specs they do not know. The project registers
 ``baselines.agents:make_agent`` (``rule``, ``random``, ``*.pt`` checkpoints) in pyproject.toml,
 so the envs accept those strings without importing the baselines layer."""
+
+
+class UnknownAgentSpec(ValueError):
+    """An agent-spec factory does not know the spec it was given (the protocol of the
+    :data:`AGENT_SPEC_GROUP` plugins; any other error of a factory means it recognised the
+    spec and could not build it, e.g. a file that is not a checkpoint)."""
 
 
 def make_opponent(spec: Any, seed: int | None = None) -> Any:
@@ -334,7 +340,8 @@ def make_opponent(spec: Any, seed: int | None = None) -> Any:
     of :data:`AGENT_SPEC_GROUP` knows (``"rule"``, ``"path/to/final.pt"``, ...).
 
     Raises:
-        ValueError: an unknown spec string (the message lists the known names).
+        ValueError: an unknown spec string (the message lists the known names), or one a
+            factory recognised but could not build (the message names the factory).
         TypeError: ``spec`` is neither a string nor a policy.
     """
     if isinstance(spec, str):
@@ -344,8 +351,10 @@ def make_opponent(spec: Any, seed: int | None = None) -> Any:
         for ep in entry_points(group=AGENT_SPEC_GROUP):
             try:
                 return ep.load()(spec, seed=0 if seed is None else int(seed))
-            except ValueError as e:
+            except UnknownAgentSpec as e:
                 errors.append(f"{ep.name}: {e}")
+            except ValueError as e:  # the factory knows the spec, building it failed
+                raise ValueError(f"opponent spec {spec!r}: {ep.name}: {e}") from e
         hint = (
             "; ".join(errors)
             if errors

@@ -4,9 +4,11 @@
 the library). They register factories instead: :func:`register_agent` directly, or as an
 installed plugin, an entry point of group :data:`mcr_env.envs.common.AGENT_SPEC_GROUP`
 (``mcr_env.agent_specs``, the group the envs' opponent specs use) whose object is a factory
-``factory(spec, seed) -> agent`` raising ValueError for specs it does not know (``baselines``
-declares ``baselines.agents:make_agent`` in pyproject.toml). :func:`make_agent` tries the
-registered specs first, then the plugin factories.
+``factory(spec, seed) -> agent`` raising :class:`UnknownAgentSpec` (a ValueError) for specs
+it does not know (``baselines`` declares ``baselines.agents:make_agent`` in pyproject.toml).
+:func:`make_agent` tries the registered specs first, then the plugin factories; a plugin's
+other errors (a broken checkpoint it recognised) are reported as that plugin's, not as an
+unknown spec.
 """
 
 from __future__ import annotations
@@ -14,7 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["make_agent", "register_agent", "registered_specs"]
+import numpy as np
+
+from mcr_env.envs.common import UnknownAgentSpec
+
+__all__ = ["UnknownAgentSpec", "make_agent", "register_agent", "registered_specs"]
 
 Factory = Callable[[str, int], Any]
 """``factory(spec, seed) -> agent``."""
@@ -63,20 +69,30 @@ def make_agent(spec: str, seed: int = 0) -> Any:
     """Build the agent of ``spec`` seeded with ``seed``.
 
     Raises:
-        ValueError: no factory is registered for ``spec`` (the message lists the valid specs).
+        TypeError / ValueError: ``seed`` is not an int >= 0 (agents seed numpy generators).
+        UnknownAgentSpec (a ValueError): no factory knows ``spec`` (the message lists the
+            valid specs).
+        ValueError: a plugin factory recognised ``spec`` but could not build it (the message
+            names the plugin).
         Whatever the factory raises (e.g. FileNotFoundError for a missing checkpoint).
     """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
+    if seed < 0:
+        raise ValueError(f"seed must be >= 0, got {seed}")
     factory = _lookup(spec)
     if factory is not None:
         return factory(spec, int(seed))
-    errors = []
+    unknown = []
     for ep in _plugins():
         try:
             return ep.load()(spec, int(seed))
-        except ValueError as e:
-            errors.append(f"{ep.name}: {e}")
+        except UnknownAgentSpec as e:
+            unknown.append(f"{ep.name}: {e}")
+        except ValueError as e:  # the plugin knows the spec, building it failed
+            raise ValueError(f"{ep.name}: {e}") from e
     known = ", ".join(sorted(_EXACT) + [f"*{s}" for s in sorted(_SUFFIX)]) or "none registered"
-    raise ValueError(
+    raise UnknownAgentSpec(
         f"unknown agent spec {spec!r}; registered: {known}"
-        + (f"; plugins: {'; '.join(errors)}" if errors else "")
+        + (f"; plugins: {'; '.join(unknown)}" if unknown else "")
     )
