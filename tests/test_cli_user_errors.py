@@ -275,8 +275,12 @@ def test_agent_specs_a_plugin_recognises_but_cannot_build(capsys, tmp_path):
     bad.write_text("junk\n")
     with pytest.raises(ValueError) as err:
         make_agent(str(bad))
+    # (through the "baselines" plugin, or directly when a script of this process has
+    # registered the baselines' specs: then without the plugin's name)
     assert not isinstance(err.value, UnknownAgentSpec)
-    assert str(err.value).startswith(f"baselines: {bad} is not a torch checkpoint (")
+    assert (
+        str(err.value).removeprefix("baselines: ").startswith(f"{bad} is not a torch checkpoint (")
+    )
     with pytest.raises(ValueError) as err:
         gym.make("mcr_env/MCR-v0", opponents=str(bad))
     assert str(err.value).startswith(f"opponent spec {str(bad)!r}: baselines: {bad} is not a")
@@ -288,4 +292,28 @@ def test_agent_specs_a_plugin_recognises_but_cannot_build(capsys, tmp_path):
         make_agent("random", seed=1.5)
     assert terminal.main(["--opponents", str(bad)]) == 2
     msg = _one_line(capsys.readouterr().err, "mcr-play: error: ")
-    assert msg.startswith(f"--opponents {str(bad)!r}: baselines: {bad} is not a torch checkpoint")
+    assert msg.startswith(f"--opponents {str(bad)!r}: ") and "unknown agent spec" not in msg
+    assert msg.endswith(")") and f"{bad} is not a torch checkpoint (" in msg
+
+
+def test_sb3_actions_and_scripted_wall_dealer():
+    """Reproducers: ``MCRSB3VecEnv.step`` truncated float actions silently (``2.7`` played as
+    2) and reported 3 actions for 4 tables as numpy's ``cannot reshape array of size 3``;
+    ``make_wall(..., dealer=4)`` was taken as dealer 0 (``dealer=-1`` as 3)."""
+    from mcr_env.engine import make_wall
+    from mcr_env.envs.sb3 import MCRSB3VecEnv
+
+    venv = MCRSB3VecEnv(4, opponents="random")
+    venv.seed(0)
+    venv.reset()
+    with pytest.raises(TypeError, match="actions must be integer action ids, got dtype float64"):
+        venv.step(np.full(4, 2.7))
+    with pytest.raises(ValueError, match=r"actions must be \(4,\) action ids, got shape \(3,\)"):
+        venv.step(np.zeros(3, dtype=np.int64))
+    legal = venv.action_masks().argmax(axis=1)
+    assert venv.step(legal.reshape(4, 1))[1].shape == (4,)  # (N, 1) is fine
+    hands = ["1112345678999m", "1112345678999p", "1112345678999s", "1112223334445z"]
+    assert make_wall(hands, dealer=3).shape == (144,)
+    for dealer in (4, -1, 1.0, True):
+        with pytest.raises(ValueError, match=f"dealer must be a seat 0..3, got {dealer!r}"):
+            make_wall(hands, dealer=dealer)

@@ -293,9 +293,11 @@ def make_wall(
 
     Raises:
         ValueError: a hand is not 13 tiles, a tile is used more often than it exists, a flower
-            in the botzone layout, a seat's botzone wall overflows, or botzone
-            ``replacements`` are given.
+            in the botzone layout, a seat's botzone wall overflows, botzone ``replacements``
+            are given, or ``dealer`` is not a seat 0..3.
     """
+    if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < 4:
+        raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
     tiles = layout_tiles(layout)
     if len(hands) != 4:
         raise ValueError(f"hands must list four 13-tile hands, got {len(hands)}")

@@ -67,9 +67,23 @@ class MCRSB3VecEnv(VecEnv):
         return obs
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions).reshape(self.num_envs).astype(np.int64)
+        """Take the learners' actions: ``(N,)`` (or ``(N, 1)``) integer action ids.
+
+        Raises:
+            ValueError: not N actions.
+            TypeError: not integers (a float action is not silently truncated).
+        """
+        a = np.asarray(actions)
+        if a.size != self.num_envs:
+            raise ValueError(f"actions must be ({self.num_envs},) action ids, got shape {a.shape}")
+        if not np.issubdtype(a.dtype, np.integer):
+            raise TypeError(f"actions must be integer action ids, got dtype {a.dtype}")
+        self._actions = a.reshape(self.num_envs).astype(np.int64)
 
     def step_wait(self):
+        """Play the actions taken by :meth:`step_async`; returns ``(obs, rewards (N,)
+        float32, dones (N,) bool, infos)`` (module docstring: autoreset, terminal
+        observation)."""
         if self._actions is None:
             raise RuntimeError("step_wait() without step_async()")
         obs, rew, term, trunc, info = self.venv.step(self._actions)
