@@ -243,23 +243,25 @@ def greedy_actions(
         ValueError: wrong shapes, or an acting seat with a legal discard whose hand is not
             ``14 - 3 * n_melds`` tiles holding that tile (names the game and seat).
     """
-    arrays = {"legal": legal, "to_act": to_act, "hands": hands, "n_melds": n_melds}
-    for name, arr in arrays.items():
+    arrays = (("legal", legal), ("to_act", to_act), ("hands", hands), ("n_melds", n_melds))
+    for name, arr in arrays:
         if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "biu":
             raise TypeError(f"{name} must be a bool or integer numpy array")
     b = legal.shape[0] if legal.ndim == 3 else -1
-    shapes = {
-        "legal": (b, 4, NUM_ACTIONS),
-        "to_act": (b, 4),
-        "hands": (b, 4, NUM_TILE_KINDS),
-        "n_melds": (b, 4),
-    }
-    for name, want in shapes.items():
-        if arrays[name].shape != want:
-            raise ValueError(f"{name} must have shape {want}, got {arrays[name].shape}")
-    if legal.dtype == np.bool_:
+    if (
+        legal.shape != (b, 4, NUM_ACTIONS)
+        or to_act.shape != (b, 4)
+        or hands.shape != (b, 4, NUM_TILE_KINDS)
+        or n_melds.shape != (b, 4)
+    ):
+        shapes = ((b, 4, NUM_ACTIONS), (b, 4), (b, 4, NUM_TILE_KINDS), (b, 4))
+        for (name, arr), want in zip(arrays, shapes):
+            if arr.shape != want:
+                raise ValueError(f"{name} must have shape {want}, got {arr.shape}")
+    # (one compiled version for bool and int8 masks: bool arrays viewed as int8)
+    if legal.dtype.kind == "b":
         legal = legal.view(np.int8)
-    if to_act.dtype == np.bool_:
+    if to_act.dtype.kind == "b":
         to_act = to_act.view(np.int8)
     if out is None:
         out = np.empty((b, 4), dtype=np.int64)
