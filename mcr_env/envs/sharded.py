@@ -56,11 +56,17 @@ Use it as a context manager or call :meth:`ShardedBatchEnv.close` (also run at g
 collection and interpreter exit). ``num_workers`` defaults to the CPUs this process may run on
 (:func:`default_num_workers`), at most B.
 
-With ``copy_obs=False`` the ``observation`` and ``action_mask`` arrays returned (and
-``info["final_obs"]`` when one shard's tables ended) are read-only views into the shared
-buffers, valid until the next ``step``/``reset`` (no copy in the parent: the fast path of the
-rollout loops, which gather the rows they keep anyway); the default ``copy_obs=True`` returns
-fresh arrays like ``MCRBatchEnv``.
+With ``copy_obs=False`` every array ``step``/``step_random`` returns (the ``obs`` dict's
+``observation``, ``action_mask``, ``to_act``, ``games``, ``seats``; ``rewards``,
+``terminated``, ``truncated``; ``info``'s ``settlement``, ``hand_over``, ``player_at_seat``,
+``final_obs``, ``final_rows``; and ``reset``'s ``obs`` dict) is a read-only view into the
+shared buffers, valid until the next ``step``/``reset`` overwrites it (no copy and nothing
+per table in the parent: the fast path of the rollout loops, which gather the rows they keep
+anyway; keep a value across steps with ``.copy()``); the default ``copy_obs=True`` returns
+fresh arrays like ``MCRBatchEnv``. The shards place every variable-length block (packed
+rows, finished tables) so that it is contiguous without the parent moving it (the anchor
+layout of :class:`_ChainSlot` and :class:`_ShardEnv`), so with k = 2 neither shard waits for
+the other within a step.
 """
 
 from __future__ import annotations
@@ -138,6 +144,8 @@ def _layout(
     lay: dict[str, tuple] = {
         "ctrl": ((k, 4), np.uint64),  # the process backend's control rows (_CODE, ...)
         "ends": ((k,), np.int64),  # packed: where each shard's rows end (_ChainSlot)
+        # per shard, its last reset/step: (acting seats = its packed rows, finished tables)
+        "counts": ((k, 2), np.int64),
         "actions": ((b, 4), np.int64),
         "to_act": ((b, 4), np.bool_),
         "action_mask": ((b, 4, NUM_ACTIONS), MASK_DTYPE),
@@ -154,8 +162,10 @@ def _layout(
         lay["observation"] = ((4 * b, channels, _T), obs_dtype)
         lay["games"] = ((4 * b,), np.int64)
         lay["seats"] = ((4 * b,), np.int64)
-    if autoreset_mode == "same_step" and observe != "none":
-        lay["final_obs"] = ((4 * b, channels, _T), obs_dtype)
+    if autoreset_mode == "same_step":
+        lay["final_rows"] = ((b,), np.int64)  # finished tables, placed as their final_obs
+        if observe != "none":
+            lay["final_obs"] = ((4 * b, channels, _T), obs_dtype)
     return lay
 
 
@@ -182,25 +192,45 @@ def _nbytes(layout: dict[str, tuple]) -> int:
 
 
 class _ShardEnv(MCRBatchEnv):
-    """One shard (tables lo..hi-1) inside a worker: ``MCRBatchEnv`` whose outputs are written
-    into the shared buffers instead of fresh arrays."""
+    """One shard (tables lo..hi-1, shard ``index``) inside a worker: ``MCRBatchEnv`` whose
+    outputs are written into the shared buffers instead of fresh arrays.
+
+    Where a step's variable-length outputs go (so that shards 0 and 1 never wait for each
+    other and the parent returns every block as one view, copying nothing): the finished
+    tables' ``final_rows`` and ``final_obs`` of shard 0 end at its ``hi`` (right-aligned in
+    its own table range), those of every other shard start at its ``lo``; so shards 0 and 1
+    are adjacent at ``hi_0``, and with k >= 3 the parent moves the few rows of shards 2.. down
+    behind them (:meth:`ShardedBatchEnv._finals`). Packed observations: see
+    :class:`_ChainSlot`."""
 
     def __init__(
-        self, lo: int, hi: int, first_game: int, views: dict[str, np.ndarray], observe: str, **kw
+        self,
+        lo: int,
+        hi: int,
+        first_game: int,
+        views: dict[str, np.ndarray],
+        observe: str,
+        index: int = 0,
+        **kw,
     ):
         super().__init__(hi - lo, first_game=first_game + lo, **kw)
         # MCRBatchEnv.step reads observe_mode only to decide on info["final_obs"]; _obs below
         # replaces its observation building
         self.observe_mode = observe
-        self.lo, self.hi = lo, hi
+        self.lo, self.hi, self.index = lo, hi, index
         self.engine_first_game = first_game + lo  # global index of this shard's table 0
-        # packed blocks are shared by all shards (each writes its own rows); the others are
-        # (B, ...) arrays of which this shard owns rows lo..hi-1
-        whole = {"games", "seats", "final_obs"} | (
+        # packed blocks, final rows and counts are shared by all shards (each writes its own
+        # rows); the others are (B, ...) arrays of which this shard owns rows lo..hi-1
+        whole = {"games", "seats", "final_obs", "final_rows", "counts"} | (
             {"observation"} if observe == "packed" else set()
         )
         self.v = {k: (a if k in whole else a[lo:hi]) for k, a in views.items()}
+        self.counts = views["counts"][index]  # (acting seats, finished tables) of the last step
         self.acting: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64),) * 2
+
+    def _final_slot(self, n: int) -> int:
+        """Global table slot where this shard's ``n`` finished tables' outputs start."""
+        return self.hi - n if self.index == 0 else self.lo
 
     def _obs(self) -> dict:  # called at the end of MCRBatchEnv.reset / step
         eng, v = self.engine, self.v
@@ -233,10 +263,11 @@ class _ShardEnv(MCRBatchEnv):
             rows(self.engine.state, g, s, out)
 
     def _final_obs(self, rows: np.ndarray) -> np.ndarray:
-        """As :meth:`MCRBatchEnv._final_obs`, encoded straight into this shard's rows
-        ``4 lo ..`` of the shared ``final_obs`` block (returned as a view of it)."""
+        """As :meth:`MCRBatchEnv._final_obs`, encoded straight into this shard's slots
+        (:meth:`_final_slot`) of the shared ``final_obs`` block (returned as a view of it)."""
         n, c = len(rows), self.encoder.num_channels
-        block = self.v["final_obs"][4 * self.lo : 4 * (self.lo + n)]
+        at = 4 * self._final_slot(n)
+        block = self.v["final_obs"][at : at + 4 * n]
         self._encode_into(np.repeat(rows, 4), np.tile(np.arange(4), n), block)
         return block.reshape(n, 4, c, _T)
 
@@ -382,11 +413,18 @@ def _seed_key(seed: int) -> np.uint64:
 
 
 def _make_shard(
-    lo: int, hi: int, first_game: int, views: dict, observe: str, kwargs: dict, record: bool
+    lo: int,
+    hi: int,
+    first_game: int,
+    views: dict,
+    observe: str,
+    kwargs: dict,
+    record: bool,
+    index: int,
 ) -> _ShardEnv:
-    """The shard env of tables ``lo..hi-1`` writing into ``views`` (wrapped in a
-    :class:`~mcr_env.engine.records.GameRecorder` with ``record``)."""
-    env = _ShardEnv(lo, hi, first_game, views, observe, **kwargs)
+    """The shard env of tables ``lo..hi-1`` (shard ``index``) writing into ``views`` (wrapped
+    in a :class:`~mcr_env.engine.records.GameRecorder` with ``record``)."""
+    env = _ShardEnv(lo, hi, first_game, views, observe, index, **kwargs)
     if record:
         from mcr_env.engine.records import GameRecorder
 
@@ -448,19 +486,23 @@ class _Waiter:
 
 
 class _ChainSlot:
-    """Process backend, packed observations: shard ``i``'s place in one step's packed block.
-    :meth:`offset` waits until shard ``i - 1`` has published where its rows end
-    (``ends[i - 1]``, signalled by the semaphore ``prev``), publishes ``ends[i]`` = its start
-    + its acting count and signals ``own`` (shard 0, run by the parent, never waits), so every
-    shard encodes within its step command (one round per step). Used as a context manager
-    around the step: a failing step still takes its signal from ``i - 1`` and gives one to
-    ``i + 1`` (exactly one each per command, so the next command's offsets stay right), so
-    no later shard waits for it."""
+    """Process backend, packed observations: shard ``i``'s place in one step's packed block,
+    laid around the ``anchor`` row ``4 hi_0`` (the end of shard 0's share of the block):
+    shard 0's rows end at the anchor (:meth:`offset` returns ``anchor - count``), shard 1's
+    start there, so neither waits for the other (k = 2 has no chain at all); shard ``i >= 2``
+    waits until shard ``i - 1`` has published where its rows end (``ends[i - 1]``, signalled
+    by the semaphore ``prev``). Shard ``i >= 1`` publishes ``ends[i]`` = its start + its
+    acting count and signals ``own`` (None for the last shard), so every shard encodes within
+    its step command (one round per step). Used as a context manager around the step: a
+    failing step still takes its signal from ``i - 1`` and gives one to ``i + 1`` (exactly one
+    each per command, so the next command's offsets stay right), so no later shard waits for
+    it."""
 
-    def __init__(self, index: int, ends: np.ndarray, prev, own, spin: float, check):
+    def __init__(self, index: int, ends: np.ndarray, prev, own, spin: float, check, anchor: int):
         self.index, self.ends, self.prev, self.own = index, ends, prev, own
+        self.anchor = int(anchor)
         self.waiter, self.check = _Waiter(spin), check
-        self.start: int | None = 0
+        self.start: int | None = self.anchor
         self.signalled = True
 
     def _take_start(self) -> int:
@@ -470,6 +512,8 @@ class _ChainSlot:
         return self.start
 
     def offset(self, count: int) -> int:
+        if self.index == 0:
+            return self.anchor - count
         start = self._take_start()
         self._publish(start + count)
         return start
@@ -481,8 +525,8 @@ class _ChainSlot:
             self.own.release()
 
     def __enter__(self) -> _ChainSlot:
-        self.start = None if self.index else 0
-        self.signalled = False
+        self.start = None if self.index >= 2 else self.anchor
+        self.signalled = self.index == 0
         return self
 
     def __exit__(self, *exc) -> None:
@@ -503,6 +547,7 @@ def _worker_main(
     conn,
     sems: tuple,
     spin: float,
+    anchor: int,
 ) -> None:
     """Worker process ``index`` (shard ``index`` >= 1; the parent serves shard 0): wait for a
     command on the semaphore ``sems[0]``, whose code is in its control row; steps are served
@@ -522,9 +567,9 @@ def _worker_main(
             if os.getppid() != parent or ctrl[_CODE] == _CLOSE:
                 raise _Gone
 
-        env = _make_shard(lo, hi, first_game, views, observe, kwargs, record)
+        env = _make_shard(lo, hi, first_game, views, observe, kwargs, record, index)
         packed = observe == "packed"
-        slot = _ChainSlot(index, views["ends"], prev, own, spin, check) if packed else None
+        slot = _ChainSlot(index, views["ends"], prev, own, spin, check, anchor) if packed else None
         conn.send(("ok", None))
         waiter = _Waiter(spin)
         while True:
@@ -607,12 +652,13 @@ def _stop_threads(threads: list[_ShardThread]) -> None:
 
 
 class _OffsetSlot:
-    """Thread backend, packed observations: shard ``i``'s place in one step's packed block.
-    :meth:`offset` publishes the shard's acting count and waits (blocking, no spinning) for
-    the counts of shards ``0..i-1``, so every shard encodes within its step command (one
-    round per step; shard 0, served first by the caller, never waits, so nothing can wait in
-    a circle). Used as a context manager around the step: a failing step still publishes
-    (count 0) and nobody waits for it forever."""
+    """Thread backend, packed observations: shard ``i``'s place in one step's packed block,
+    around the anchor row as with :class:`_ChainSlot` (shard 0 ends there, shard 1 starts
+    there; neither waits). :meth:`offset` publishes the shard's acting count and, for
+    ``i >= 2``, waits (blocking, no spinning) for the counts of shards ``1..i-1``, so every
+    shard encodes within its step command (one round per step; shards 0 and 1 never wait,
+    so nothing can wait in a circle). Used as a context manager around the step: a failing
+    step still publishes (count 0) and nobody waits for it forever."""
 
     def __init__(self, offsets: _PackedOffsets, index: int):
         self.offsets, self.index = offsets, index
@@ -621,9 +667,11 @@ class _OffsetSlot:
         o = self.offsets
         o.counts[self.index] = count
         o.ready[self.index].set()
-        for j in range(self.index):
+        if self.index == 0:
+            return o.anchor - count
+        for j in range(1, self.index):
             o.ready[j].wait()
-        return int(sum(o.counts[: self.index]))
+        return o.anchor + int(sum(o.counts[1 : self.index]))
 
     def __enter__(self) -> _OffsetSlot:
         return self
@@ -635,7 +683,8 @@ class _OffsetSlot:
 class _PackedOffsets:
     """The acting counts of one step's shards (thread backend), see :class:`_OffsetSlot`."""
 
-    def __init__(self, k: int):
+    def __init__(self, k: int, anchor: int):
+        self.anchor = int(anchor)
         self.counts = [0] * k
         self.ready = [threading.Event() for _ in range(k)]
         self.slots = [_OffsetSlot(self, i) for i in range(k)]
@@ -649,10 +698,10 @@ class _PackedOffsets:
 def _serve(env: _ShardEnv, views: dict, cmd: str, arg: Any) -> Any:
     """Run one command on the shard; returns the (small) reply payload."""
     if cmd in ("reset", "step", "step_random"):
-        # packed: encode now at this row (one process worker: 0), at the row an _OffsetSlot
-        # gives (thread backend), or later with an "encode" command (None)
+        # packed: encode within the command at the row the slot gives (_ChainSlot of the
+        # process backend, _OffsetSlot of the thread backend; None: not packed)
         offset = arg.pop("offset")
-        if isinstance(offset, (_OffsetSlot, _ChainSlot)):
+        if offset is not None:
             with offset:
                 return _serve_step(env, views, cmd, arg, offset)
         return _serve_step(env, views, cmd, arg, offset)
@@ -670,9 +719,10 @@ def _serve(env: _ShardEnv, views: dict, cmd: str, arg: Any) -> Any:
     raise ValueError(f"unknown worker command {cmd!r}")
 
 
-def _serve_step(env: _ShardEnv, views: dict, cmd: str, arg: dict, offset: Any) -> dict:
-    """``reset``/``step`` of one shard: outputs into the shared buffers; the reply holds the
-    acting count (and the finished rows with same-step autoreset)."""
+def _serve_step(env: _ShardEnv, views: dict, cmd: str, arg: dict, offset: Any) -> None:
+    """``reset``/``step`` of one shard: outputs into the shared buffers, its acting count and
+    finished tables in its row of ``counts`` (the finished tables' indices in ``final_rows``
+    at :meth:`_ShardEnv._final_slot`); the reply is None."""
     v, lo = env.v, env.lo
     if cmd == "reset":
         env.reset(**arg)
@@ -701,12 +751,17 @@ def _serve_step(env: _ShardEnv, views: dict, cmd: str, arg: dict, offset: Any) -
         np.copyto(v["hand_over"], info["hand_over"])
     np.copyto(v["rewards"], rewards)
     np.copyto(v["terminated"], terminated)
-    reply = {"n_acting": int(len(env.acting[0]))}
-    if env.observe_mode == "packed" and offset is not None:
-        if not isinstance(offset, int):  # a slot: the shards before this one say where
-            offset = offset.offset(reply["n_acting"])
-        env.encode_packed(offset)
-    return reply
+    rows = info.get("final_rows")
+    n_final = 0 if rows is None else len(rows)
+    if n_final:
+        at = env._final_slot(n_final)
+        np.add(rows, lo, out=v["final_rows"][at : at + n_final])
+    n_acting = len(env.acting[0])
+    env.counts[0] = n_acting
+    env.counts[1] = n_final
+    if offset is not None:  # packed: the slot says where this shard's rows go
+        env.encode_packed(offset.offset(n_acting))
+    return None
 
 
 def _shutdown(
@@ -771,9 +826,10 @@ class ShardedBatchEnv:
         num_workers: k shards (default :func:`default_num_workers`), at most B
             (``self.num_workers`` is the number used): the caller serves shard 0 and k - 1
             worker processes or threads the others.
-        copy_obs: return fresh ``observation``/``action_mask``/``final_obs`` arrays
-            (default) or read-only views into the shared buffers, valid until the next
-            ``step``/``reset`` (module docstring).
+        copy_obs: return fresh arrays (default) or read-only views into the shared
+            buffers, valid until the next ``step``/``reset`` (every array of the results:
+            observations, masks, ``to_act``, rewards, flags and ``info``'s arrays; module
+            docstring).
         record: wrap each shard's engine in :class:`mcr_env.engine.records.GameRecorder`;
             finished games' records are fetched with :meth:`pop_records`.
         start_method: multiprocessing start method (``"spawn"`` default, ``"forkserver"``,
@@ -882,7 +938,13 @@ class ShardedBatchEnv:
             "obs_dtype": self.obs_dtype.name,
         }
         self._inline: tuple[str, Any] | None = None  # shard 0's pending command
+        self._ro: dict[str, np.ndarray] = {}  # read-only views of the shared buffers
+        # copy_obs=False: truncated, a read-only view of all-False (tables never truncate)
+        self._no_truncation = np.zeros(self.num_tables, dtype=bool).view()
+        self._no_truncation.flags.writeable = False
         self._cpu0 = 0.0  # CPU seconds the caller spent serving shard 0
+        # packed rows: shard 0's end at this row, shard 1's start there (_ChainSlot)
+        self._anchor = 4 * self.shards[0][1]
         if backend == "thread":
             self._start_threads(layout, kwargs, observe, record)
             return
@@ -899,11 +961,12 @@ class ShardedBatchEnv:
             self._shm = SharedMemory(create=True, size=max(_nbytes(layout), 1))
             self._v = _views(self._shm.buf, layout)
         ctx = mp.get_context(start_method)
-        # worker i >= 1: a command and a done semaphore; chain[i]: shard i published where its
-        # packed rows end (read by shard i + 1)
+        # worker i >= 1: a command and a done semaphore; chain[i], 1 <= i <= k - 2: shard i
+        # published where its packed rows end (read by shard i + 1; shards 0 and 1 meet at
+        # the anchor and wait for nobody)
         self._cmd_sems = [None] + [ctx.Semaphore(0) for _ in range(1, k)]
         self._done_sems = [None] + [ctx.Semaphore(0) for _ in range(1, k)]
-        chain = [ctx.Semaphore(0) for _ in range(k - 1)] + [None]
+        chain = [None] + [ctx.Semaphore(0) for _ in range(1, k - 1)] + [None]
         self._fast = [False] * k  # worker i's pending command went through the control row
         self._waiters = [_Waiter(self.spin) for _ in range(k)]
         self._closed = False
@@ -918,12 +981,12 @@ class ShardedBatchEnv:
         )
         lo0, hi0 = self.shards[0]
         kw0 = copy.deepcopy(kwargs)  # the parent's shard: its own objects, as a worker's
-        self._shard_envs = [_make_shard(lo0, hi0, first_game, self._v, observe, kw0, record)]
+        self._shard_envs = [_make_shard(lo0, hi0, first_game, self._v, observe, kw0, record, 0)]
         packed = observe == "packed"
         self._slot0 = (
-            _ChainSlot(0, self._v["ends"], None, chain[0], self.spin, None)
-            if packed and k > 1
-            else (0 if packed else None)
+            _ChainSlot(0, self._v["ends"], None, None, self.spin, None, self._anchor)
+            if packed
+            else None
         )
         for i in range(1, k):
             lo, hi = self.shards[i]
@@ -932,7 +995,7 @@ class ShardedBatchEnv:
             p = ctx.Process(
                 target=_worker_main,
                 args=(i, lo, hi, first_game, self._shm.name, layout, kwargs, observe, record)
-                + (child_end, sems, self.spin),
+                + (child_end, sems, self.spin, self._anchor),
                 name=f"mcr-shard-{i}",
                 daemon=True,
             )
@@ -947,15 +1010,15 @@ class ShardedBatchEnv:
         shards 1..k-1 (shard 0 is served by the caller)."""
         self._buf = np.zeros(max(_nbytes(layout), 1), dtype=np.uint8)
         self._v = _views(self._buf, layout)
-        self._offsets = _PackedOffsets(self.num_workers)
+        self._offsets = _PackedOffsets(self.num_workers, self._anchor)
         self._closed = False
         self._finalizer = weakref.finalize(self, _stop_threads, self._threads)
         self._shard_envs = []
-        for lo, hi in self.shards:
+        for i, (lo, hi) in enumerate(self.shards):
             # each shard its own encoder and reward objects, as each worker process has
             kw = {k: copy.deepcopy(v) for k, v in kwargs.items()}
             self._shard_envs.append(
-                _make_shard(lo, hi, self.first_game, self._v, observe, kw, record)
+                _make_shard(lo, hi, self.first_game, self._v, observe, kw, record, i)
             )
         for i in range(1, self.num_workers):
             self._threads.append(_ShardThread(i, self._shard_envs[i], self._v))
@@ -1085,8 +1148,7 @@ class ShardedBatchEnv:
     def _step_offsets(self) -> list:
         """The ``offset`` of each shard's reset/step command (packed observations): every
         shard encodes within the command, at the row its slot gives (threads:
-        :class:`_OffsetSlot`; processes: :class:`_ChainSlot`, the workers' own; one shard:
-        0)."""
+        :class:`_OffsetSlot`; processes: :class:`_ChainSlot`, the workers' own)."""
         if self.observe_mode != "packed":
             return [None] * self.num_workers
         if self.backend == "thread":
@@ -1094,35 +1156,66 @@ class ShardedBatchEnv:
             return self._offsets.slots
         return [self._slot0] + [None] * (self.num_workers - 1)
 
-    def _out(self, name: str) -> np.ndarray:
-        a = self._v[name]
-        if self.copy_obs:
-            return a.copy()
-        view = a.view()
-        view.flags.writeable = False
+    def _view(self, name: str) -> np.ndarray:
+        """A read-only view of the shared buffer ``name`` (made once)."""
+        view = self._ro.get(name)
+        if view is None:
+            view = self._v[name].view()
+            view.flags.writeable = False
+            self._ro[name] = view
         return view
 
+    def _out(self, name: str, start: int | None = None, end: int | None = None) -> np.ndarray:
+        """Rows ``start:end`` (default all) of the shared buffer ``name`` as returned: a copy
+        (``copy_obs=True``) or a read-only view of the buffer, valid until the next step."""
+        view = self._view(name)
+        if start is not None:
+            view = view[start:end]
+        return view.copy() if self.copy_obs else view
+
     def _collect(self) -> dict[str, np.ndarray]:
-        """The observation dict of a finished reset/step (from the shared buffers)."""
+        """The observation dict of a finished reset/step (from the shared buffers; the
+        packed rows where the shards put them: around the anchor, :class:`_ChainSlot`)."""
         obs: dict[str, np.ndarray] = {
             "action_mask": self._out("action_mask"),
-            "to_act": self._v["to_act"].copy(),
+            "to_act": self._out("to_act"),
         }
         mode = self.observe_mode
         if mode in ("all", "acting"):
             obs["observation"] = self._out("observation")
         elif mode == "packed":
-            v = self._v
-            n = int(np.count_nonzero(v["to_act"]))  # the shards encoded their rows already
-            if self.copy_obs:
-                obs["observation"] = v["observation"][:n].copy()
-            else:
-                view = v["observation"][:n]
-                view.flags.writeable = False
-                obs["observation"] = view
-            obs["games"] = v["games"][:n].copy()
-            obs["seats"] = v["seats"][:n].copy()
+            counts = self._v["counts"][:, 0]
+            start = self._anchor - int(counts[0])
+            end = start + int(counts.sum())
+            obs["observation"] = self._out("observation", start, end)
+            obs["games"] = self._out("games", start, end)
+            obs["seats"] = self._out("seats", start, end)
         return obs
+
+    def _finals(self, info: dict) -> None:
+        """Same-step autoreset, some table finished: ``info["final_rows"]`` and
+        ``info["final_obs"]`` from where the shards put them (:class:`_ShardEnv`: shard 0's
+        end at ``hi_0``, shard 1's start there; those of shards 2.. are moved down behind
+        them here, a few rows: the tables that ended at this step)."""
+        v = self._v
+        done = v["counts"][:, 1]
+        hi0 = self.shards[0][1]
+        start, end = hi0 - int(done[0]), hi0
+        for i in range(1, self.num_workers):
+            n = int(done[i])
+            lo = self.shards[i][0]
+            if n and lo != end:  # shard i >= 2: behind the rows of shard i - 1 (overlap-safe)
+                np.copyto(v["final_rows"][end : end + n], v["final_rows"][lo : lo + n])
+                if "final_obs" in v:
+                    np.copyto(
+                        v["final_obs"][4 * end : 4 * (end + n)],
+                        v["final_obs"][4 * lo : 4 * (lo + n)],
+                    )
+            end += n
+        info["final_rows"] = self._out("final_rows", start, end)
+        if "final_obs" in v:
+            block = self._out("final_obs", 4 * start, 4 * end)
+            info["final_obs"] = block.reshape(end - start, 4, *block.shape[1:])
 
     # ------------------------------------------------------------------ reset / step
     def reset(self, seed: int | None = None, walls: Any = None) -> tuple[dict, dict]:
@@ -1225,33 +1318,15 @@ class ShardedBatchEnv:
         self._steps += 1
         self._gather(range(self.num_workers), cmd)
         obs = self._collect()
-        rewards = v["rewards"].copy()
-        terminated = v["terminated"].copy()
-        info: dict[str, Any] = {
-            "settlement": v["settlement"].copy(),
-            "hand_over": v["hand_over"].copy(),
-        }
+        out = self._out
+        terminated = out("terminated")
+        info: dict[str, Any] = {"settlement": out("settlement"), "hand_over": out("hand_over")}
         if self.config.match == "match":
-            info["player_at_seat"] = v["player_at_seat"].copy()
-        if self.autoreset_mode == "same_step" and terminated.any():
-            rows, finals = [], []
-            for lo, hi in self.shards:  # each shard wrote its finished rows' final_obs at 4 lo
-                r = np.nonzero(terminated[lo:hi])[0] + lo
-                if len(r) == 0:
-                    continue
-                rows.append(r)
-                if "final_obs" in v:
-                    block = v["final_obs"][4 * lo : 4 * lo + 4 * len(r)]
-                    finals.append(block.reshape(len(r), 4, *block.shape[1:]))
-            if "final_obs" in v:
-                if len(finals) == 1 and not self.copy_obs:  # one shard's rows: a view
-                    view = finals[0].view()
-                    view.flags.writeable = False
-                    info["final_obs"] = view
-                else:
-                    info["final_obs"] = np.concatenate(finals)
-            info["final_rows"] = np.concatenate(rows)
-        return obs, rewards, terminated, np.zeros_like(terminated), info
+            info["player_at_seat"] = out("player_at_seat")
+        if self.autoreset_mode == "same_step" and v["counts"][:, 1].any():
+            self._finals(info)
+        truncated = np.zeros_like(terminated) if self.copy_obs else self._no_truncation
+        return obs, out("rewards"), terminated, truncated, info
 
     def _check_legal(self, acts: np.ndarray) -> None:
         """Raise the engine's ValueError for the first acting seat (in (game, seat) order, as
@@ -1356,7 +1431,7 @@ class ShardedBatchEnv:
         if self._closed:
             return
         self._closed = True
-        self._v = {}
+        self._v, self._ro = {}, {}
         self._finalizer()
 
     @property
