@@ -76,7 +76,6 @@ from mcr_env.engine.kernels import (
     SUIT_TABLE,
     clear_games_kernel,
     deal_kernel,
-    exhaustive_kernel,
     hands_ended_kernel,
     output_buffers,
     output_views,
@@ -644,7 +643,8 @@ class MCREngine:
             self._end_events(self._ev[:n_ev].copy(), hu_cache)
         if n_cand:
             self._score_candidates(self._cand[:n_cand])
-        self._build_masks()
+        if n_cand or self._need.any():  # (single hands that only ended need no masks pass)
+            self._build_masks()
 
     # ------------------------------------------------------------------ outside states
     def load_state(self, state: GameState, copy: bool = True) -> None:
@@ -806,14 +806,12 @@ class MCREngine:
             self._record_end(gi, EndReason.PENALTY, -1, -1, -1, (), 0, settlement, offenders)
 
     def _end_exhaustive(self, g) -> None:
-        """Games ``g`` end without a winner (the arrays of :meth:`_record_end` set at once)."""
-        g = np.ascontiguousarray(g, dtype=np.int64)
-        if g.size == 0:
+        """Record the results of games ``g`` that ended without a winner: the step kernel
+        settled them where the draw found no tile (phase OVER, end reason EXHAUSTIVE, no
+        winner or payer, zero (player) rewards, ``hand_over`` set; match scores + 0)."""
+        if len(g) == 0:
             return
         st = self.state
-        # phase OVER, end reason EXHAUSTIVE, no winner or payer, zero (player) rewards,
-        # hand_over set (match scores: + 0) in one call
-        exhaustive_kernel(g, *self._bufs, *self._obufs)
         # (the results' arrays are rows of two new arrays: one allocation each, not per hand;
         # positional arguments: HandResult's fields in order)
         numbers = st.hand_number[g].tolist()

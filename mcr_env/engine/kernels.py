@@ -698,7 +698,9 @@ def step_kernel(
             (:func:`output_views`) are:
         to_act, legal_mask: the engine's ``(B, 4)`` / ``(B, 4, 235)`` outputs (rows of the
             acting seats cleared, rows of the built games written).
-        rewards, player_rewards, hand_over: zeroed (all games) once the actions are checked.
+        rewards, player_rewards, hand_over: zeroed (all games) once the actions are checked;
+            a game whose draw finds no tile is settled here (exhaustive draw: phase OVER, end
+            reason EXHAUSTIVE, winner and payer -1, its rewards zero, ``hand_over`` set).
         illegal: ``(B, 4) bool`` out: acting seats whose action is not legal.
         need: ``(B,) bool`` in/out: games whose masks are to be built (games waiting for
             scores stay in it).
@@ -707,7 +709,7 @@ def step_kernel(
         cand: ``(4B, 4) int64`` out: hands to score ``(game, seat, win tile, rob)``
             (self-drawn when the game's phase is ACT).
         ev: ``(B, 4) int64`` out: ended hands ``(game, EndReason, winner, from)``: Hu actions
-            and draws finding no tile.
+            (settled by the engine) and draws finding no tile (settled here).
         hu_stats: ``(3,) int64`` counters, incremented: complete hands the 8-point bound
             (:func:`mcr_env.scoring.hu_bound.legal_win_bound`) found legal, found not legal,
             left to the exact scorer.
@@ -789,6 +791,8 @@ def step_kernel(
     fn = rng[0]
     bits = rng[1]
     lm = legal_mask.view(np.uint8)
+    # legal_mask's (game, seat) rows as uint8 0/1 (draw_row)
+    lm_rows = _carve(o8.view(np.uint8), b * 4, (b * 4, NUM_ACTIONS))
     if not masks_only:
         if not draw:
             for g in range(b):
@@ -835,7 +839,7 @@ def step_kernel(
                     illegal[g, s] = False
                     a = 0
                     if to_act[g, s]:
-                        a = draw_row(lm[g, s], fn, bits)
+                        a = draw_row(lm_rows, 4 * g + s, fn, bits)
                         if a < 0:
                             return -2, n_ev, n_cand, 0, n_dec
                         n_dec += 1
@@ -851,7 +855,8 @@ def step_kernel(
                     if to_act[g, s]:
                         acting |= 1 << s
                         to_act[g, s] = False
-                        legal_mask[g, s, :] = False
+                        for x in range(NUM_ACTIONS):  # (a constant length: no memset call)
+                            legal_mask[g, s, x] = False
                     if illegal[g, s]:
                         penal = True
                 if penal:
@@ -1008,7 +1013,16 @@ def step_kernel(
                 for k in range(4):
                     seg = k if botzone else 0
                     tiles_left[g, k] = wall_back[g, seg] - wall_front[g, seg]
-                if tile < 0:  # no tile left: the hand ends
+                if tile < 0:  # no tile left: the hand ends in an exhaustive draw (§3):
+                    # settled here (nobody pays), the engine records the hand's result
+                    phase[g] = _P_OVER
+                    end_reason[g] = _E_EXHAUSTIVE
+                    winner[g] = -1
+                    win_from[g] = -1
+                    hand_over[g] = True
+                    for k in range(4):
+                        rewards[g, k] = 0
+                        player_rewards[g, k] = 0
                     n_ev = _event(ev, n_ev, g, _E_EXHAUSTIVE, -1, -1)
                     need[g] = False
                     break
@@ -1184,27 +1198,6 @@ def clear_games_kernel(games, s8, s16, s32, o8, o32, o64):
             hu_state[g, s] = 0
             to_act[g, s] = False
             legal_mask[g, s, :] = False
-
-
-@njit(cache=True, nogil=True)
-def exhaustive_kernel(games, s8, s16, s32, o8, o32, o64):
-    """Games ``games (n,) int64`` end in an exhaustive draw (docs/rules.md §3): phase OVER,
-    end reason EXHAUSTIVE, winner and payer -1, rewards and player rewards zero (nobody pays),
-    ``hand_over`` set. The engine records the hand results."""
-    views = state_views(s8, s16, s32)
-    phase, winner, win_from, end_reason = views[14], views[25], views[26], views[27]
-    outs = output_views(o8, o32, o64)
-    hand_over, rewards, player_rewards = outs[2], outs[6], outs[7]
-    for i in range(games.shape[0]):
-        g = games[i]
-        phase[g] = _P_OVER
-        end_reason[g] = _E_EXHAUSTIVE
-        winner[g] = -1
-        win_from[g] = -1
-        hand_over[g] = True
-        for s in range(4):
-            rewards[g, s] = 0
-            player_rewards[g, s] = 0
 
 
 @njit(cache=True, nogil=True)

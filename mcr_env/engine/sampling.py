@@ -68,25 +68,26 @@ def bounded_draw(fn, state, n):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def draw_row(row, fn, state):
-    """A uniformly random legal id of ``row (A,) uint8`` (0/1 mask, >= 1 legal id): with ``c``
-    legal ids and ``r = bounded_draw(c)``, the ``(c - 1 - r)``-th legal id (0-based,
-    ascending); -1 if the row has no legal id (nothing drawn)."""
+def draw_row(rows, r, fn, state):
+    """A uniformly random legal id of row ``r`` of ``rows (R, A) uint8`` (0/1 masks; the row
+    indexed in place, no per-row view): with ``c`` legal ids and ``r = bounded_draw(c)``, the
+    ``(c - 1 - r)``-th legal id (0-based, ascending); -1 if the row has no legal id (nothing
+    drawn)."""
     c = 0
-    for a in range(row.shape[0]):
-        c += row[a]
+    for a in range(rows.shape[1]):
+        c += rows[r, a]
     if c == 0:
         return np.int64(-1)
-    return pick_row(row, c, fn, state)
+    return pick_row(rows, r, c, fn, state)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def pick_row(row, c, fn, state):
-    """:func:`draw_row` of ``row (A,) uint8`` whose ``c >= 1`` legal ids were counted by the
-    caller: the ``(c - 1 - bounded_draw(c))``-th legal id."""
+def pick_row(rows, r, c, fn, state):
+    """:func:`draw_row` of row ``r`` of ``rows (R, A) uint8`` whose ``c >= 1`` legal ids the
+    caller counted: the ``(c - 1 - bounded_draw(c))``-th legal id."""
     k = c - 1 - bounded_draw(fn, state, c)
-    for a in range(row.shape[0]):
-        k -= row[a]  # (no branch on the mask bytes: the loop stops past the k-th id)
+    for a in range(rows.shape[1]):
+        k -= rows[r, a]  # (no branch on the mask bytes: the loop stops past the k-th id)
         if k < 0:
             return np.int64(a)
     return np.int64(-1)
@@ -152,7 +153,7 @@ def sample_legal_actions(
 def _sample_all(flat, out, fn, state):
     """``out[r]``: :func:`draw_row` of every row of ``flat (R, A) uint8`` with a legal id."""
     for r in range(flat.shape[0]):
-        a = draw_row(flat[r], fn, state)
+        a = draw_row(flat, r, fn, state)
         if a >= 0:
             out[r] = a
 
@@ -172,5 +173,5 @@ def _sample_acting(flat, acting, out, fn, state):
             out[r] = c
     for r in range(flat.shape[0]):
         if acting[r]:
-            out[r] = pick_row(flat[r], out[r], fn, state)
+            out[r] = pick_row(flat, r, out[r], fn, state)
     return -1

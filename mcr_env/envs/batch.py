@@ -249,6 +249,8 @@ class MCRBatchEnv:
             emit = np.repeat(~pending[:, None], 4, axis=1)  # (B, 4)
             rewards = self.reward_fn(settlement, hand_over, eng, emit)
             rewards = np.where(pending[:, None], np.float32(0.0), rewards).astype(np.float32)
+        elif self._settlement_only:  # a new float32 array of the settlement alone
+            rewards = self.reward_fn(settlement, hand_over, eng)
         else:  # nothing pending: every seat's reward is emitted as is (a float32 copy)
             emit = np.ones((self.num_tables, 4), dtype=bool)
             rewards = np.array(self.reward_fn(settlement, hand_over, eng, emit), dtype=np.float32)

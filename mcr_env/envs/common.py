@@ -124,22 +124,32 @@ def copy_masks(legal_mask: np.ndarray, to_act: np.ndarray, out: np.ndarray) -> n
     (the masks are rebuilt at each decision, docs/design.md "Engine contract"), so those rows
     of ``out`` are zero-filled without reading the source (at B = 1024 a third of the bytes
     a full copy moves). Every byte of ``out`` (``(B, 4, 235) int8``, a fresh or reused
-    buffer of any content) is written. Returns ``out``."""
+    buffer of any content) is written. Returns ``out``.
+
+    Raises:
+        ValueError: the three shapes do not match ``(B, 4, 235)`` / ``(B, 4)``.
+    """
+    b = legal_mask.shape[0]
+    if legal_mask.shape != (b, 4, NUM_ACTIONS) or out.shape != legal_mask.shape:
+        raise ValueError(f"masks must be (B, 4, {NUM_ACTIONS}): {legal_mask.shape}, {out.shape}")
+    if to_act.shape != (b, 4):
+        raise ValueError(f"to_act must be (B, 4) = ({b}, 4), got {to_act.shape}")
     _copy_acting_rows(legal_mask.view(np.int8), to_act, out)
     return out
 
 
 @njit(cache=True, nogil=True)
 def _copy_acting_rows(src, to_act, out):
-    """``out[g, s] = src[g, s]`` where ``to_act[g, s]``, else 0 (``src``, ``out`` ``(B, 4, A)
-    int8``)."""
+    """``out[g, s] = src[g, s]`` where ``to_act[g, s]``, else 0 (``src``, ``out`` ``(B, 4,
+    235) int8``; the rows' constant length lets LLVM write them without memcpy / memset
+    calls)."""
     for g in range(src.shape[0]):
         for s in range(src.shape[1]):
             if to_act[g, s]:
-                for a in range(src.shape[2]):
+                for a in range(NUM_ACTIONS):
                     out[g, s, a] = src[g, s, a]
             else:
-                for a in range(src.shape[2]):
+                for a in range(NUM_ACTIONS):
                     out[g, s, a] = 0
 
 
