@@ -227,6 +227,12 @@ class _ShardEnv(MCRBatchEnv):
         self.v = {k: (a if k in whole else a[lo:hi]) for k, a in views.items()}
         self.counts = views["counts"][index]  # (acting seats, finished tables) of the last step
         self.acting: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64),) * 2
+        n = hi - lo
+        self._pairs = (np.zeros(4 * n, np.int64), np.zeros(4 * n, np.int64))  # acting (g, s)
+        mask = self.v["action_mask"]
+        self._mask_dst = mask.view(np.uint8).reshape(-1)
+        # bytes from the shared mask rows' start to its first 64-byte line boundary
+        self._mask_first = 64 - mask.ctypes.data % 64
 
     def _final_slot(self, n: int) -> int:
         """Global table slot where this shard's ``n`` finished tables' outputs start."""
@@ -234,23 +240,35 @@ class _ShardEnv(MCRBatchEnv):
 
     def _obs(self) -> dict:  # called at the end of MCRBatchEnv.reset / step
         eng, v = self.engine, self.v
-        np.copyto(v["action_mask"], eng.legal_mask.view(MASK_DTYPE))
-        np.copyto(v["to_act"], eng.to_act)
-        np.copyto(v["player_at_seat"], eng.state.player_at_seat)
-        np.copyto(v["phase"], eng.state.phase)
+        st = eng.state
+        g, s = self._pairs
+        # masks (only the 64-byte lines that changed: fewer lines to write and to take back
+        # from a reader's cache), to_act, phase, player_at_seat and the acting pairs, in one
+        # compiled pass
+        n = _publish(
+            eng.legal_mask.view(np.uint8).reshape(-1),
+            self._mask_dst,
+            self._mask_first,
+            eng.to_act,
+            v["to_act"],
+            st.phase,
+            v["phase"],
+            st.player_at_seat,
+            v["player_at_seat"],
+            g,
+            s,
+        )
+        self.acting = (g[:n], s[:n])
         mode = self.observe_mode
         if mode == "all":
             c = self.encoder.num_channels
             self.encoder.encode(eng.state, out=v["observation"].reshape(-1, c, _T))
         elif mode == "acting":
             v["observation"][...] = 0.0
-            g, s = np.nonzero(eng.to_act)
-            if g.size:
-                v["observation"][g, s] = encode_pairs(
-                    self.encoder, eng.state, g, s, dtype=self.obs_dtype
+            if n:
+                v["observation"][g[:n], s[:n]] = encode_pairs(
+                    self.encoder, eng.state, g[:n], s[:n], dtype=self.obs_dtype
                 )
-        elif mode == "packed":
-            self.acting = np.nonzero(eng.to_act)
         return {}
 
     def _encode_into(self, g: np.ndarray, s: np.ndarray, out: np.ndarray) -> None:
@@ -279,6 +297,62 @@ class _ShardEnv(MCRBatchEnv):
         self._encode_into(g, s, v["observation"][offset : offset + n])
         v["games"][offset : offset + n] = g + self.lo
         v["seats"][offset : offset + n] = s
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _copy_changed(src, dst, lo, hi):
+    """``dst[lo:hi] = src[lo:hi]`` only if they differ (a line unchanged is not written)."""
+    acc = 0
+    for t in range(lo, hi):
+        acc |= src[t] ^ dst[t]
+    if acc:
+        for t in range(lo, hi):
+            dst[t] = src[t]
+
+
+@njit(cache=True, nogil=True)
+def _copy_changed_lines(src, dst, first):
+    """``dst[:] = src`` (``(n,) uint8`` each) writing only the 64-byte lines of ``dst`` that
+    differ (a line not written stays clean in every cache that holds it); ``dst``'s first
+    line boundary is ``first`` bytes in (64 if aligned)."""
+    size = src.shape[0]
+    head = min(first % 64, size)
+    _copy_changed(src, dst, 0, head)
+    full = (size - head) // 64
+    for line in range(full):
+        j = head + 64 * line
+        a = src[j : j + 64]
+        d = dst[j : j + 64]
+        acc = 0
+        for t in range(64):  # a fixed trip count: vectorized
+            acc |= a[t] ^ d[t]
+        if acc:
+            for t in range(64):
+                d[t] = a[t]
+    _copy_changed(src, dst, head + 64 * full, size)
+
+
+@njit(cache=True, nogil=True)
+def _publish(mask, mask_dst, first, to_act, to_act_dst, phase, phase_dst, pas, pas_dst, g, s):
+    """One shard's per-step outputs into the shared buffers: ``mask (n * 940,) uint8`` (the
+    engine's legal masks) into ``mask_dst`` writing only the 64-byte lines that differ (line
+    boundaries at ``first``, then every 64 bytes), ``to_act (n, 4) bool``, ``phase (n,)`` and
+    ``pas (n, 4)`` (player at seat) copied; the acting pairs in ``np.nonzero(to_act)`` order
+    into ``g``/``s`` (``(4n,) int64``). Returns their number."""
+    _copy_changed_lines(mask, mask_dst, first)
+    c = 0
+    for b in range(to_act.shape[0]):
+        phase_dst[b] = phase[b]
+        for k in range(4):
+            pas_dst[b, k] = pas[b, k]
+            if to_act[b, k]:
+                to_act_dst[b, k] = True
+                g[c] = b
+                s[c] = k
+                c += 1
+            else:
+                to_act_dst[b, k] = False
+    return c
 
 
 @njit(cache=True, nogil=True)
@@ -446,7 +520,7 @@ _CODE, _KEY, _STEP, _STATUS = range(4)
 _PIPE, _STEP_CMD, _RANDOM_CMD, _CLOSE = 1, 2, 3, 4  # codes: the pipe holds the command; steps
 _OK, _ERROR = 1, 2  # statuses (an error's text follows on the pipe)
 _FAST = {"step": _STEP_CMD, "step_random": _RANDOM_CMD}
-DEFAULT_SPIN = 2e-4
+DEFAULT_SPIN = 1e-3
 """Seconds a process-backend wait polls its semaphore before it blocks (see
 :class:`ShardedBatchEnv`, ``spin``)."""
 
@@ -457,11 +531,15 @@ class _Gone(Exception):
 
 class _Waiter:
     """Waits on semaphores, polling each one up to a budget before blocking (a busy wait: no
-    sleep and no wake-up when the other side answers within it). The budget adapts: it
-    doubles (up to ``spin`` seconds) after a wait answered while polling and halves (down to
-    ``spin / 64``) after one that had to block, so on a busy machine, where the other side is
-    often descheduled, polling soon costs next to nothing; every 256th wait polls the full
-    ``spin`` again, so a machine that has become quiet is noticed. ``spin = 0``: never poll."""
+    sleep and no wake-up when the other side answers within it; on an idle core a blocked
+    wait costs the wake-up of a sleeping CPU, tens to hundreds of microseconds in a virtual
+    machine, several times per step). The budget adapts: it doubles (up to ``spin`` seconds)
+    after a wait answered while polling and halves (down to ``spin / 64``) after one that had
+    to block, or that was answered while polling but with this process descheduled for more
+    than half of the poll (the machine has more runnable work than cores: polling takes a
+    core from someone), so on a busy machine polling soon costs next to nothing; every 256th
+    wait polls the full ``spin`` again, so a machine that has become quiet is noticed.
+    ``spin = 0``: never poll."""
 
     def __init__(self, spin: float):
         self.spin = self.budget = float(spin)
@@ -475,11 +553,21 @@ class _Waiter:
         self.count += 1
         budget = self.spin if self.count % 256 == 0 else self.budget
         if budget > 0.0:
-            end = time.perf_counter() + budget
-            while time.perf_counter() < end:
+            clock = time.perf_counter
+            t0, c0 = clock(), time.thread_time()
+            end = t0 + budget
+            while True:
+                now = clock()
                 if sem.acquire(False):
-                    self.budget = min(self.spin, 2.0 * budget)
+                    polled = now - t0
+                    ran = time.thread_time() - c0
+                    if polled < 5e-5 or ran >= 0.5 * polled:
+                        self.budget = min(self.spin, 2.0 * budget)
+                    else:  # descheduled while polling: the cores are oversubscribed
+                        self.budget = max(self.spin / 64.0, 0.5 * budget)
                     return
+                if now >= end:
+                    break
             self.budget = max(self.spin / 64.0, 0.5 * budget)
         while not sem.acquire(True, slice_s):
             check()
