@@ -157,15 +157,27 @@ def load_checkpoint(path: str | Path) -> tuple[PolicyValueNet, dict]:
 
     Raises:
         FileNotFoundError: no such file.
-        ValueError: the file is not a checkpoint of this format.
+        ValueError: the file is not a checkpoint of this format (not a torch file at all, a
+            torch file of something else, or a network that does not match its config).
     """
-    payload = torch.load(Path(path), map_location="cpu", weights_only=True)
+    try:
+        payload = torch.load(Path(path), map_location="cpu", weights_only=True)
+    except (FileNotFoundError, IsADirectoryError, PermissionError):
+        raise
+    except Exception as e:  # torch raises UnpicklingError, RuntimeError, EOFError, IndexError...
+        first = (str(e).strip().splitlines() or [""])[0]
+        what = f"{type(e).__name__}: {first}"
+        raise ValueError(f"{path} is not a torch checkpoint ({what})") from None
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         raise ValueError(f"{path} is not a {CHECKPOINT_FORMAT} checkpoint")
-    cfg = dict(payload["config"])
-    in_channels = int(cfg.pop("in_channels"))
-    encoder = str(cfg.pop("encoder"))
-    net = PolicyValueNet(in_channels, NetworkConfig(**cfg), encoder=encoder)
-    net.load_state_dict(payload["state_dict"])
+    try:
+        cfg = dict(payload["config"])
+        in_channels = int(cfg.pop("in_channels"))
+        encoder = str(cfg.pop("encoder"))
+        net = PolicyValueNet(in_channels, NetworkConfig(**cfg), encoder=encoder)
+        net.load_state_dict(payload["state_dict"])
+    except (KeyError, TypeError, RuntimeError) as e:  # missing fields, a config or weights off
+        first = (str(e).strip().splitlines() or [""])[0]
+        raise ValueError(f"{path}: a broken {CHECKPOINT_FORMAT} checkpoint ({first})") from None
     net.eval()
     return net, dict(payload.get("extra", {}))

@@ -46,6 +46,7 @@ from mcr_env.eval.cli import (  # noqa: E402
     UsageError,
     cli_main,
     load_agent,
+    require_nonnegative,
     require_positive,
 )
 from mcr_env.eval.registry import register_agent  # noqa: E402
@@ -96,6 +97,7 @@ def run(argv: list[str] | None = None):
     )
     args = p.parse_args(argv)
     require_positive(walls=args.walls, batch_size=args.batch_size, threads=args.threads)
+    require_nonnegative(seed=args.seed, wall_offset=args.wall_offset)
     if args.workers < -1:
         raise UsageError(f"--workers must be >= -1, got {args.workers}")
     torch.set_num_threads(args.threads)
@@ -137,7 +139,10 @@ def run(argv: list[str] | None = None):
             a.close()
     meta = {"args": vars(args), "git_commit": git_commit()}
     diffs = [difference(res, agent.name, opp.name, m) for m in ("points", "placement")]
-    paths = write_results([res], args.out, meta=meta, differences=diffs)
+    try:
+        paths = write_results([res], args.out, meta=meta, differences=diffs)
+    except OSError as e:  # an --out that cannot be a directory (a file on the way, no rights)
+        raise UsageError(f"--out {args.out!r}: cannot write the results ({e})") from None
     print(results_table([res]))
     for d in diffs:
         print(

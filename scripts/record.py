@@ -33,7 +33,13 @@ from baselines.agents import register  # noqa: E402
 from baselines.train import git_commit  # noqa: E402
 from mcr_env.engine import MCREngine, RulesConfig  # noqa: E402
 from mcr_env.engine.records import GameRecorder, write_records  # noqa: E402
-from mcr_env.eval.cli import OneLineParser, cli_main, load_agent  # noqa: E402
+from mcr_env.eval.cli import (  # noqa: E402
+    OneLineParser,
+    UsageError,
+    cli_main,
+    load_agent,
+    require_nonnegative,
+)
 from mcr_env.eval.registry import register_agent  # noqa: E402
 
 register(register_agent)  # the baselines' specs: random, rule, rule-defensive, *.pt
@@ -51,7 +57,9 @@ def run(argv: list[str] | None = None) -> dict:
     p = OneLineParser(prog=PROG, description=__doc__.splitlines()[0])
     p.add_argument("--games", type=int, default=100, help="number of games (hands or matches)")
     p.add_argument("--seed", type=int, default=0, help="root seed of the walls and agents")
-    p.add_argument("--agents", default="random", help="spec, or four comma-separated specs")
+    p.add_argument(
+        "--agents", default="random", help="one spec, or 2 (alternating seats) or 4 comma-separated"
+    )
     p.add_argument("--wall-layout", default="official", choices=["official", "botzone"])
     p.add_argument("--scoring-profile", default="mcr", choices=["mcr", "botzone"])
     p.add_argument("--match", action="store_true", help="16-hand matches instead of single hands")
@@ -61,6 +69,7 @@ def run(argv: list[str] | None = None) -> dict:
     args = p.parse_args(argv)
     if args.games < 1 or args.batch_size < 1:
         p.error("--games and --batch-size must be >= 1")
+    require_nonnegative(seed=args.seed)
     specs = args.agents.split(",")
     if len(specs) not in (1, 2, 4):
         p.error(f"--agents takes 1, 2 (alternating) or 4 specs, got {len(specs)}")
@@ -92,8 +101,11 @@ def run(argv: list[str] | None = None) -> dict:
         bar.update(len(done))
     bar.close()
     seconds = time.perf_counter() - t0
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    write_records(args.out, records)
+    try:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        write_records(args.out, records)
+    except OSError as e:  # a file where a folder should be, no rights, ...
+        raise UsageError(f"--out {args.out!r}: cannot write the records ({e})") from None
     hands = [h for r in records for h in r["hands"]]
     reasons = [h["result"]["end_reason"] for h in hands]
     summary = {

@@ -14,7 +14,7 @@ table, in full or as one seat sees it (``--seat``), with Unicode tiles or Botzon
 (``--codes``). ``--html out.html`` writes record ``--index`` (default 0) as a self-contained
 HTML page stepping through it move by move (``mcr_env.play.html``; with ``--seat`` only that
 seat's view is in the file). Exits with status 1 and the error message if a record is malformed
-or does not replay.
+or does not replay, or a file cannot be read or written.
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         records = read_records(args.path)
+        if not records and (args.html is not None or args.index is not None):
+            p.error(f"{args.path} holds no records")
         if args.html is not None:
             i = 0 if args.index is None else args.index
             if not 0 <= i < len(records):
@@ -76,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(records)} record(s) verified")
         return 0
     except (RecordError, ReplayError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:  # no such records file, or an --html page that cannot be written
         print(f"error: {e}", file=sys.stderr)
         return 1
 

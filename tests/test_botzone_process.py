@@ -130,6 +130,38 @@ def test_misbehaving_bots_are_penalized_like_the_judge_does(bots, mode, kind):
     assert bad._procs == {}  # processes of the finished game are gone
 
 
+def test_bot_commands_are_checked_when_the_agent_is_built(tmp_path):
+    """Reproducer: ``cmd:/nonexistent/bot`` was accepted and raised FileNotFoundError from
+    subprocess at the bot's first turn (mcr-play, scripts/evaluate.py)."""
+    with pytest.raises(ValueError) as err:
+        BotzoneProcessAgent("/nonexistent/bot --fast")
+    assert str(err.value) == "bot program '/nonexistent/bot' not found (not an executable file)"
+    script = tmp_path / "bot.py"
+    script.write_text("print('PASS')\n")  # a file, but not executable
+    with pytest.raises(ValueError, match="not found"):
+        BotzoneProcessAgent([str(script)])
+    with pytest.raises(ValueError, match="finite number of seconds > 0, got -1"):
+        BotzoneProcessAgent([sys.executable], timeout=-1)
+    with pytest.raises(ValueError, match="got inf"):
+        BotzoneProcessAgent([sys.executable], timeout=float("inf"))
+
+
+def test_a_bot_that_cannot_start_is_penalized_as_a_crash(tmp_path):
+    """A program removed after the agent was built: its seat pays 30 (a crash), no traceback."""
+    prog = tmp_path / "bot"
+    prog.write_text("#!/bin/sh\nexit 0\n")
+    prog.chmod(0o755)
+    gone = BotzoneProcessAgent([str(prog)], io="simple")
+    prog.unlink()
+    eng = MCREngine(1, JUDGE)
+    eng.reset(seed=4)
+    points = play_games(eng, [RandomAgent(seed=0), gone], np.array([[0, 0, 1, 0]]))
+    assert [(i.kind, i.seat) for i in gone.incidents] == [("crash", 2)]
+    assert gone.incidents[0].detail.startswith("cannot start the bot ([Errno 2]")
+    assert points[0].tolist() == [10, 10, -30, 10]
+    assert eng.last_hand_result[0].end_reason == EndReason.PENALTY
+
+
 def test_rules_must_be_the_judges(bots):
     tiny = BotzoneProcessAgent([sys.executable, str(bots / "tiny.py")], io="simple")
     eng = MCREngine(1, RulesConfig(wall_layout="botzone"))

@@ -99,6 +99,44 @@ def test_tracker_rejects_requests_that_do_not_fit():
         bot.respond("3 2 PENG W1")
 
 
+FIVE_W1 = "W1 W1 W1 W1 W1 W6 W7 W8 W9 T1 T2 T3 T4"
+FOUR_W1 = "W1 W1 W1 W1 W2 W6 W7 W8 W9 T1 T2 T3 T4"
+
+
+@pytest.mark.parametrize(
+    ("requests", "message"),
+    [
+        ([f"1 0 0 0 0 {FIVE_W1}"], f"request '1 0 0 0 0 {FIVE_W1}'"),
+        ([f"1 0 0 0 0 {FOUR_W1}", "2 W1"], "request '2 W1'"),
+    ],
+)
+def test_tracker_rejects_a_fifth_copy_of_a_tile(requests, message):
+    """Reproducer: a deal of five W1 (or a draw of a fifth) was tracked as is and answered
+    (``PLAY W1``); now a RequestError names the request and the tile (docs/rules.md §1)."""
+    bot = BotzoneBot(RandomAgent(seed=0))
+    bot.respond("0 0 0")
+    for line in requests[:-1]:
+        bot.respond(line)
+    with pytest.raises(RequestError) as err:
+        bot.respond(requests[-1])
+    assert str(err.value) == f"{message}: seat 0 would see 5 copies of W1 (4 exist)"
+
+
+def test_tracker_counts_public_copies_and_own_concealed_kongs():
+    """Four W1 in seat 1's own concealed kong, then another seat discards a W1: five."""
+    bot = BotzoneBot(RandomAgent(seed=0))
+    bot.respond("0 1 0")
+    bot.respond("1 0 0 0 0 W1 W1 W1 W1 W2 W3 T3 T4 T5 B9 B9 F1 F2")
+    for line in ["3 0 DRAW", "3 0 PLAY J1", "2 J2"]:
+        bot.tracker.apply(parse_request(line))
+    bot.tracker.apply(parse_request("3 1 GANG"), own_angang=0)
+    for line in ["2 J3", "3 1 PLAY J3", "3 2 DRAW"]:
+        bot.tracker.apply(parse_request(line))
+    with pytest.raises(RequestError) as err:
+        bot.tracker.apply(parse_request("3 2 PLAY W1"))
+    assert str(err.value) == "request '3 2 PLAY W1': seat 1 would see 5 copies of W1 (4 exist)"
+
+
 # ---------------------------------------------------------------------------- round trip
 
 

@@ -9,7 +9,10 @@ import pytest
 
 from mcr_env.engine import EndReason, MCREngine, MeldKind, Phase, RulesConfig, make_wall
 from mcr_env.engine.actions import HU, bugang_action, chi_action, peng_action, play_action
+from mcr_env.engine.results import K_OK, score_args
 from mcr_env.scoring import score_win
+from mcr_env.scoring.evaluate import MELD_CHOW, MELD_PROMOTED_KONG, MELD_PUNG
+from mcr_env.scoring.score import score_counts
 from mcr_env.scoring.shanten import complete_mask
 from mcr_env.tiles import parse_tiles
 
@@ -73,14 +76,34 @@ def _play_to_the_7p_discard(profile: str, claim_round: str = "options") -> MCREn
     return eng
 
 
+# seat 1's melds as score_win takes them, and in the evaluator's (kind, tile) form (a chow
+# named by its lowest tile) that the engine's scoring key holds
+MELDS = [("BUGANG", T("9m"), 1), ("PENG", T("4z"), 3), ("PENG", T("5p"), 3), ("CHI", T("3s"), 2)]
+EVAL_MELDS = (
+    (MELD_PROMOTED_KONG, T("9m")),
+    (MELD_PUNG, T("4z")),
+    (MELD_PUNG, T("5p")),
+    (MELD_CHOW, T("2s")),
+)
+
+
+def _scoring_args(eng: MCREngine) -> tuple:
+    """The score_counts arguments the engine builds for seat 1 winning on the 7p discard."""
+    key = eng._score_keys(np.array([[0, 1, T("7p"), 0]], dtype=np.int64))[0]
+    assert key[K_OK] == 1
+    return score_args(tuple(key))
+
+
 def test_engine_passes_bugang_to_the_scorer():
     eng = _play_to_the_7p_discard("mcr")
-    assert eng._melds_of(0, 1) == [
-        ("BUGANG", T("9m"), 1),
-        ("PENG", T("4z"), 3),
-        ("PENG", T("5p"), 3),
-        ("CHI", T("3s"), 2),
-    ]
+    args = _scoring_args(eng)
+    assert args[2] == EVAL_MELDS
+    standing = [0] * 34
+    standing[T("7p")] = 1
+    assert args[:2] == (tuple(standing), T("7p"))
+    # not self-drawn, no Last Tile / last wall tile / kong flags, seat 1 (South), East wind,
+    # no flowers
+    assert args[3:] == (False, False, False, False, 1, 0, 0, "mcr")
 
 
 @pytest.mark.parametrize("claim_round", ["options", "all"])
@@ -90,8 +113,8 @@ def test_promoted_kong_melded_hand_hu_depends_on_profile(profile, claim_round):
     hand14 = eng.state.hand[0, 1].copy()
     hand14[T("7p")] += 1
     assert complete_mask(hand14[None], eng.state.n_melds[0, 1:2])[0]  # complete either way
-    melds = eng._melds_of(0, 1)
-    res = score_win(["7p"], "7p", melds, seat_wind=1, profile=profile)
+    res = score_win(["7p"], "7p", MELDS, seat_wind=1, profile=profile)
+    assert score_counts(*_scoring_args(eng)) == res  # what the engine's scorer call gives
     if profile == "mcr":
         assert res.as_dict() == {
             "Pung of Terminals or Honors": 2,

@@ -3,7 +3,9 @@ single-learner envs (:func:`mcr_env.envs.common.random_opponent_actions`) equal 
 path (each :class:`RandomPolicy` asked through :func:`call_policy` for its acting seats in
 ``np.nonzero`` order, with the same draws from the same generators), and reused observation
 buffers (:class:`mcr_env.envs.common.ObservationBuffers`) never overwrite an observation or an
-action mask the caller still holds, and the compiled acting pairs equal ``np.nonzero``."""
+action mask the caller still holds, the compiled acting pairs equal ``np.nonzero``, and the
+mask copy that reads only acting rows (:func:`mcr_env.envs.common.copy_masks`) writes the
+engine's whole mask."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from mcr_env.envs.common import (
     RandomPolicy,
     acting_pairs,
     call_policy,
+    copy_masks,
     random_opponent_actions,
 )
 
@@ -143,3 +146,25 @@ def test_batch_env_masks_held_stay_intact():
     assert len({_ptr(m) for m, _ in kept}) == len(kept)  # held masks were never reused
     for mask, want in kept:
         np.testing.assert_array_equal(mask.view(bool), want)
+
+
+def test_copy_masks_writes_the_whole_engine_mask():
+    """Over whole games (both claim-round modes, match mode, finished tables): the engine's
+    rows of seats not asked are all False, and ``copy_masks`` into a buffer full of garbage
+    gives exactly the engine's mask as int8 0/1."""
+    for cfg in (
+        RulesConfig(claim_round="options"),
+        RulesConfig(claim_round="all", wall_layout="botzone", match="match"),
+    ):
+        eng = MCREngine(24, cfg)
+        eng.reset(seed=11)
+        rng = np.random.default_rng(12)
+        out = np.empty((24, 4, 235), dtype=np.int8)
+        for t in range(400):
+            assert not eng.legal_mask[~eng.to_act].any()
+            out.fill(7 if t % 2 else -1)
+            assert copy_masks(eng.legal_mask, eng.to_act, out) is out
+            np.testing.assert_array_equal(out, eng.legal_mask.astype(np.int8))
+            if eng.terminated.all():
+                eng.reset()
+            eng.step(sample_legal_actions(eng.legal_mask, rng, eng.to_act))

@@ -1,4 +1,5 @@
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -146,7 +147,7 @@ def _script(name):
     [
         ("evaluate", ["--agent", "foo"], "--agent 'foo': unknown agent spec 'foo'"),
         ("evaluate", ["--agent", "/nonexistent/x.pt"], "'/nonexistent/x.pt': checkpoint file"),
-        ("evaluate", ["--agent", "rule", "--opponent", "BAD_PT"], "': cannot load ("),
+        ("evaluate", ["--agent", "rule", "--opponent", "BAD_PT"], "is not a torch checkpoint ("),
         ("evaluate", ["--agent", "rule", "--opponent", "bar"], "--opponent 'bar': unknown"),
         ("evaluate", ["--agent", "rule", "--walls", "0"], "--walls must be >= 1, got 0"),
         ("evaluate", ["--agent", "rule", "--batch-size", "0"], "--batch-size must be >= 1"),
@@ -155,6 +156,22 @@ def _script(name):
         ("record", ["--agents", "foo"], "--agents 'foo': unknown agent spec 'foo'"),
         ("record", ["--games", "0"], "--games and --batch-size must be >= 1"),
         ("record", ["--agents", "rule,rule,rule"], "--agents takes 1, 2 (alternating) or 4"),
+        # reproducers: a negative seed was blamed on the agent ("--agent 'random': expected
+        # non-negative integer", numpy's words), --wall-offset -5 and a bot program that does
+        # not exist were tracebacks (the latter deep in subprocess, in the middle of play)
+        ("evaluate", ["--agent", "random", "--seed", "-1"], "--seed must be >= 0, got -1"),
+        ("evaluate", ["--agent", "rule", "--wall-offset", "-5"], "--wall-offset must be >= 0"),
+        ("record", ["--agents", "random", "--seed", "-1"], "--seed must be >= 0, got -1"),
+        (
+            "evaluate",
+            ["--agent", "rule", "--opponent", "cmd:/nonexistent/bot"],
+            "--opponent 'cmd:/nonexistent/bot': bot program '/nonexistent/bot' not found",
+        ),
+        (
+            "evaluate",
+            ["--agent", "rule", "--opponent", f"cmd:{sys.executable}", "--cmd-timeout", "0"],
+            "timeout must be a finite number of seconds > 0, got 0.0",
+        ),
     ],
 )
 def test_scripts_report_user_errors_in_one_line(capsys, tmp_path, script, argv, message):
@@ -167,6 +184,25 @@ def test_scripts_report_user_errors_in_one_line(capsys, tmp_path, script, argv, 
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith(f"{script}.py: error: ") and message in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("script", "argv", "what"),
+    [
+        ("evaluate", ["--agent", "random", "--walls", "1", "--no-progress"], "the results"),
+        ("record", ["--games", "1", "--no-progress"], "the records"),
+    ],
+)
+def test_scripts_report_an_unwritable_out_in_one_line(capsys, tmp_path, script, argv, what):
+    """Reproducer: ``--out`` below an existing file was a NotADirectoryError traceback."""
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    out = blocker / ("o" if script == "evaluate" else "o.jsonl")
+    status = _script(script).main([*argv, "--out", str(out)])
+    captured = capsys.readouterr()
+    assert status == 2 and "Traceback" not in captured.err
+    assert captured.err.startswith(f"{script}.py: error: --out {str(out)!r}: cannot write {what}")
+    assert captured.err.count("\n") == 1
 
 
 def _strict_json(path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +54,7 @@ def test_help_lists_workers(capsys):
 
 def test_workers_with_an_outside_bot_is_a_usage_error(capsys):
     """Outside bot processes (``cmd:``) cannot be copied into worker processes."""
-    argv = ["--agent", "rule", "--opponent", "cmd:python -c pass", "--workers", "2"]
+    # (the interpreter's full path: the bot program must exist, and ``python`` need not)
+    argv = ["--agent", "rule", "--opponent", f"cmd:{sys.executable} -c pass", "--workers", "2"]
     assert _evaluate().main(argv) == 2
     assert "--workers needs agents without outside processes (cmd:)" in capsys.readouterr().err

@@ -335,6 +335,75 @@ def test_gymnasium_vector_learner():
         assert_same(logs, pair, "Gymnasium vector env")
 
 
+# ------------------------------------------------------------------ mcr-play (terminal)
+class _PuppetAgent:
+    """A :class:`two_worlds.Puppet` as a baselines-style agent (``act(obs, mask, view)``)."""
+
+    needs_obs, needs_view, encoder = True, False, "planes-v0"
+
+    def __init__(self, puppet):
+        self.puppet = puppet
+
+    def act(self, obs, mask, view):
+        return np.array([self.puppet.choose(obs[0], mask[0])])
+
+
+def play_terminal(pair, world):
+    """``mcr-play`` (TerminalGame, the engine's default claim rounds) with the person at seat
+    s typing what SeatPolicy picks from its own planes-v0 observation: the whole transcript."""
+    from mcr_env.encoding import get_encoder
+    from mcr_env.encoding.actions import ACTION_NAMES
+    from mcr_env.play.terminal import TerminalGame
+
+    pols = pair.policies()
+    opponents = [_PuppetAgent(pols[(pair.seat + k) % 4]) for k in (1, 2, 3)]
+    out: list[str] = []
+    enc = get_encoder("planes-v0")
+
+    def read(prompt):
+        st, me = game.engine.state, pair.seat
+        obs = enc.encode(st, np.array([0]), np.array([me]))[0]
+        return ACTION_NAMES[pols[me].choose(obs, game.engine.legal_mask[0, me])]
+
+    game = TerminalGame(pair.seat, opponents, read=read, write=out.append, rules=pair.config)
+    reset = game.engine.reset
+    game.engine.reset = lambda seed=None: reset(walls=pair.walls[world][None])
+    result = game.play()
+    assert not result["quit"] and len(result["hands"]) == 1
+    return "\n".join(out).splitlines()
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=IDS)
+def test_terminal_game_transcript(pair):
+    """mcr-play's whole transcript (tables, own and public actions, result) for seat s."""
+    assert_same([play_terminal(pair, w) for w in (0, 1)], pair, "mcr-play transcript")
+
+
+def test_terminal_game_echoes_every_typed_action():
+    """Reproducer: ``mcr-play`` echoed the person's ``you: Pass`` in a claim round only when
+    no other seat was asked (the engine's skipping rounds ask only seats that can claim), so
+    a missing echo told that another seat could claim the discard (docs/rules.md §10)."""
+    from baselines.agents import RuleBasedAgent
+    from mcr_env.encoding.actions import ACTION_NAMES
+    from mcr_env.play.terminal import TerminalGame
+
+    typed, crowded, out = [], 0, []
+
+    def read(prompt):
+        nonlocal crowded
+        legal = np.flatnonzero(game.engine.legal_mask[0, 0]).tolist()
+        typed.append(ACTION_NAMES[0 if 0 in legal else legal[0]])
+        crowded += typed[-1] == "Pass" and int(game.engine.to_act[0].sum()) > 1
+        return typed[-1]
+
+    rule = [RuleBasedAgent() for _ in range(3)]
+    game = TerminalGame(0, rule, seed=0, read=read, write=out.append)
+    game.play()
+    echoed = [line[len("  you: ") :] for line in out if line.startswith("  you: ")]
+    assert crowded == 3  # passes typed while another seat was asked too
+    assert echoed == typed and len(typed) == 26
+
+
 # ------------------------------------------------------------------ defaults and the leak
 def test_multi_agent_envs_ask_every_seat_by_default():
     """PettingZoo AEC/parallel and MCRBatchEnv default to claim_round="all"; "options" is

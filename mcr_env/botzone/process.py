@@ -25,6 +25,7 @@ import json
 import os
 import selectors
 import shlex
+import shutil
 import subprocess
 import time
 from dataclasses import dataclass
@@ -101,13 +102,16 @@ class BotProcess:
     # ------------------------------------------------------------------ process plumbing
     def _start(self) -> None:
         self.counts["starts"] += 1
-        self.proc = subprocess.Popen(
-            self.cmd,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=self.env,
-        )
+        try:
+            self.proc = subprocess.Popen(
+                self.cmd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=self.env,
+            )
+        except OSError as e:  # gone since the agent was built, not executable, ...
+            raise BotFailure("crash", f"cannot start the bot ({e})") from None
         self._buf = b""
 
     def _write(self, text: str) -> None:
@@ -235,6 +239,14 @@ class BotzoneProcessAgent:
         name: agent name (default ``"cmd:<cmd>"``).
         env: environment of the processes (None = inherited).
 
+    Raises:
+        ValueError: an empty command, a program that is not an executable file (looked up on
+            ``PATH``, or ``env["PATH"]``), an unknown ``io``, a ``timeout`` that is not finite
+            and > 0.
+
+    A process that cannot be started later (the program removed meanwhile) is a crash: the
+    seat is penalized like any crashing bot.
+
     Attributes:
         incidents: list of :class:`Incident` (penalized offences).
         seconds: wall time of every decision answer of the bot (seconds).
@@ -256,8 +268,13 @@ class BotzoneProcessAgent:
         self.cmd = shlex.split(cmd) if isinstance(cmd, str) else list(cmd)
         if not self.cmd:
             raise ValueError("empty bot command")
+        path = None if env is None else env.get("PATH", os.defpath)
+        if shutil.which(self.cmd[0], path=path) is None:
+            raise ValueError(f"bot program {self.cmd[0]!r} not found (not an executable file)")
         if io not in ("json", "simple"):
             raise ValueError(f"io must be 'json' or 'simple', got {io!r}")
+        if not 0 < float(timeout) < float("inf"):
+            raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout}")
         self.io, self.timeout, self.env = io, float(timeout), env
         self.name = name or "cmd:" + " ".join(self.cmd)
         self.incidents: list[Incident] = []

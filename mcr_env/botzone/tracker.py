@@ -22,6 +22,7 @@ import numpy as np
 
 from mcr_env.botzone.protocol import Request, RequestError
 from mcr_env.engine.state import BOTZONE_SEGMENT, GameState, MeldKind, Phase
+from mcr_env.tiles import tile_to_code
 
 _CHI, _PENG, _GANG, _ANGANG = (
     int(k) for k in (MeldKind.CHI, MeldKind.PENG, MeldKind.GANG, MeldKind.ANGANG)
@@ -137,7 +138,32 @@ class SeatTracker:
             req: the parsed request.
             own_angang: for ``3 <own seat> GANG`` after the own draw: the tile of the concealed
                 kong the seat declared (the request does not name it). Ignored otherwise.
+
+        Raises:
+            RequestError: the request does not fit the game so far (class docstring), or it
+                would make a tile kind appear more than 4 times among the own concealed tiles,
+                the own concealed kongs and the public tiles (docs/rules.md §1: 4 copies).
         """
+        self._apply(req, own_angang)
+        if self._dealt:
+            self._check_copies(req)
+
+    def _check_copies(self, req: Request) -> None:
+        """RequestError if a tile kind is seen more than 4 times by this seat (own concealed
+        tiles + own concealed kongs + ``visible_count``, the public copies)."""
+        st = self.state
+        seen = st.hand[0, self.seat].astype(np.int64) + st.visible_count[0]
+        kongs = st.angang_tile[0, self.seat, : int(st.n_melds[0, self.seat])]
+        for t in kongs[kongs >= 0]:
+            seen[int(t)] += 4
+        if (seen > 4).any():
+            t = int(np.argmax(seen))
+            raise RequestError(
+                f"request {req.to_line()!r}: seat {self.seat} would see {int(seen[t])} copies "
+                f"of {tile_to_code(t)} (4 exist)"
+            )
+
+    def _apply(self, req: Request, own_angang: int) -> None:
         st = self.state
         k = req.kind
         if k == "seat":

@@ -95,7 +95,9 @@ _BOTZONE_SEGMENT = 34
 # numba then skips the negative-index wrap-around select that keeps a loop from vectorizing;
 # never mix them with signed ints, whose sum numba types as float). Loops over the 34 columns
 # run to ``w = out.shape[2]`` (a runtime bound, always 34): with the compile-time constant LLVM
-# unrolls them into scalar stores, with the runtime bound it vectorizes them.
+# unrolls them into scalar stores, with the runtime bound it vectorizes them (but the broadcast
+# fills of uint8 rows, :func:`_fill`). Broadcast channels whose value is zero are not written
+# (the row is zeroed first).
 
 try:  # compiled: unsigned offsets
     import numba.extending  # noqa: F401
@@ -109,9 +111,16 @@ _U1 = _U(1)
 @njit(cache=True, nogil=True, inline="always")
 def _fill(flat, i, b, w, value):
     """``flat[i, b:b + w] = value`` (one channel of a row: a broadcast value); ``b``, ``w``
-    unsigned."""
-    for t in range(w):
-        flat[i, b + t] = value
+    unsigned, ``w`` = 34. Byte rows (uint8) loop over the constant ``T`` columns, which LLVM
+    writes as a few vector stores (with the runtime bound it calls ``memset`` for every
+    channel); float32 rows over the runtime bound, which vectorizes (a constant bound is
+    unrolled into scalar stores there)."""
+    if flat.itemsize == 1:
+        for t in range(T):
+            flat[i, b + _U(t)] = value
+    else:
+        for t in range(w):
+            flat[i, b + t] = value
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -208,7 +217,8 @@ def planes_v0_rows(
                     flat[i, o_peng + _U(t)] += 1
                 elif k == _GANG:
                     flat[i, o_gang + _U(t)] += 1
-            _fill(flat, i, _U(_O_ANGANG_COUNT + r) * w, w, n_angang)
+            if n_angang:  # (the row was zeroed: zero values are not written again)
+                _fill(flat, i, _U(_O_ANGANG_COUNT + r) * w, w, n_angang)
             nd = min(max(n_discards[g, a], 0), cap)
             for j in range(nd):
                 t = discards[g, a, j]
@@ -218,10 +228,14 @@ def planes_v0_rows(
                 t = discards[g, a, nd - 1 - k]
                 if 0 <= t < T:
                     flat[i, _U(_O_RECENT + N_RECENT * r + k) * w + _U(t)] = 1
-            _fill(flat, i, _U(_O_FLOWERS + r) * w, w, flower_count[g, a])
+            fc = flower_count[g, a]
+            if fc:
+                _fill(flat, i, _U(_O_FLOWERS + r) * w, w, fc)
             left = tiles_left[g, a]
-            _fill(flat, i, _U(_O_TILES_LEFT + r) * w, w, left / left_scale)  # out's dtype
-            _fill(flat, i, _U(_O_WALL_EMPTY + r) * w, w, 1 if left <= 0 else 0)
+            if left:
+                _fill(flat, i, _U(_O_TILES_LEFT + r) * w, w, left / left_scale)  # out's dtype
+            if left <= 0:
+                _fill(flat, i, _U(_O_WALL_EMPTY + r) * w, w, 1)
         # ---- unseen: 4 - own hand - visible - own concealed kongs (a won discard once): the
         # thermometer of 4 - hand - visible for every tile, then the columns of the own kongs'
         # tiles and of a won discard rewritten with their exact counts
@@ -255,9 +269,10 @@ def planes_v0_rows(
         pw = 27 + prevalent_wind[g]
         if 0 <= pw < T:
             flat[i, o_prevalent + _U(pw)] = 1
-        for p in range(5):
-            _fill(flat, i, o_phase + _U(p) * w, w, 1 if p == ph else 0)
-        _fill(flat, i, o_after, w, 1 if after_kong[g] else 0)
+        if 0 <= ph < 5:
+            _fill(flat, i, o_phase + _U(ph) * w, w, 1)
+        if after_kong[g]:
+            _fill(flat, i, o_after, w, 1)
 
 
 @njit(cache=True, nogil=True)

@@ -85,6 +85,14 @@ from mcr_env.engine.kernels import (
     step_live_kernel,
     step_random_kernel,
 )
+from mcr_env.engine.results import (
+    K_OK,
+    K_WIN,
+    KEY_LEN,
+    score_args,
+    score_keys_kernel,
+    wins_kernel,
+)
 from mcr_env.engine.sampling import generator_pointers
 from mcr_env.engine.state import (
     EndReason,
@@ -93,6 +101,7 @@ from mcr_env.engine.state import (
     Phase,
 )
 from mcr_env.engine.walls import check_walls, seeded_walls
+from mcr_env.scoring.fans import PROFILES
 
 HANDS_PER_MATCH = 16
 
@@ -192,38 +201,33 @@ def _not_a_win_error() -> type[ValueError]:
 
 def _scoring():
     """Late import of the scorer (layer below the engine)."""
-    from mcr_env.scoring import score_win
+    from mcr_env.scoring.score import score_counts
     from mcr_env.scoring.settlement import penalty, settle_batch
 
-    return score_win, settle_batch, penalty
+    return score_counts, settle_batch, penalty
 
 
-SCORE_CACHE_SIZE = 1 << 16
-"""Entries of the exact-scoring cache shared by all engines of the process (bounded LRU)."""
+SCORE_CACHE_SIZE = 1 << 12
+"""Entries of the exact-scoring cache shared by all engines of the process (bounded LRU).
+The hands that repeat are mostly met again within a few decisions (a seat waiting on a tile
+that is discarded again): in greedy and uniform play a cache of 4,096 entries answers as
+many lookups as one of 65,536, and keeps less for the garbage collector to scan."""
+
+_score_counts = None  # mcr_env.scoring.score.score_counts, bound on first use
 
 
 @functools.lru_cache(maxsize=SCORE_CACHE_SIZE)
-def _cached_score(
-    tiles, win_tile, melds, self_drawn, fourth, wall_last, about_kong, seat, wind, flowers, profile
-):
-    """``score_win`` of one complete hand, keyed by everything the score depends on (concealed
-    tiles, win tile, melds, the four flags, winds, flowers, profile); the ScoreResult if it is
-    a legal win (>= 8 points without flowers, docs/rules.md §2), else None."""
-    score_win = _scoring()[0]
+def _cached_score(key: tuple):
+    """The exact score of one complete hand, keyed by a row of
+    :func:`mcr_env.engine.results.score_keys_kernel` (a tuple of ints: everything the score
+    depends on: concealed counts, win tile, melds, the four flags, winds, flowers, profile);
+    the ScoreResult if it is a legal win (>= 8 points without flowers, docs/rules.md §2),
+    else None."""
+    global _score_counts
+    if _score_counts is None:
+        _score_counts = _scoring()[0]
     try:
-        res = score_win(
-            list(tiles),
-            win_tile,
-            list(melds),
-            is_self_drawn=self_drawn,
-            is_4th_tile=fourth,
-            is_wall_last=wall_last,
-            is_about_kong=about_kong,
-            seat_wind=seat,
-            prevalent_wind=wind,
-            flowers=flowers,
-            profile=profile,
-        )
+        res = _score_counts(*score_args(key))
     except _not_a_win_error():
         # the shape tests and the scorer disagree only if the scorer finds no winning
         # reading; any other error is an engine bug and must surface
@@ -295,7 +299,8 @@ class MCREngine:
         self._match = config.match == "match"
         self._ask_all = config.claim_round == "all"  # docs/rules.md §10
         self._wall_len = 136 if self._botzone else 144
-        (self._score_win, self._settle_batch, self._penalty) = _scoring()
+        (_, self._settle_batch, self._penalty) = _scoring()
+        self._profile_index = PROFILES.index(config.scoring_profile)
         b = self.batch_size
         self.state = GameState.empty(b)
         # kernel buffers (mcr_env.engine.kernels): the state's three buffers (its fields are
@@ -638,7 +643,7 @@ class MCREngine:
         if n_ev:
             self._end_events(self._ev[:n_ev].copy(), hu_cache)
         if n_cand:
-            self._score_candidates(self._cand[:n_cand].tolist())
+            self._score_candidates(self._cand[:n_cand])
         self._build_masks()
 
     # ------------------------------------------------------------------ outside states
@@ -724,52 +729,52 @@ class MCREngine:
                 self._end_exhaustive(ev[:, 0])
                 self._after_hands(ev[:, 0])
             if n_cand:
-                self._score_candidates(self._cand[:n_cand].tolist())
+                self._score_candidates(self._cand[:n_cand])
             elif not n_ev:
                 return
 
-    def _score_candidates(self, rows: list) -> None:
-        """Exact scores of the complete hands ``rows`` of ``[game, seat, win tile, rob]``:
-        ``_hu_state`` 2 (legal win, kept in ``_hu``) or 3."""
-        st = self.state
-        for gi, si, ti, rob in rows:
-            self_drawn = int(st.phase[gi]) == _P_ACT
-            hand14 = st.hand[gi, si].astype(np.int64)
-            if not self_drawn:
-                hand14[ti] += 1
-            if hand14.sum() != 14 - 3 * int(st.n_melds[gi, si]):
-                # a seat whose tiles are unknown (a seat view given to load_state): no Hu
-                self._hu_state[gi, si] = 3
-                continue
-            res = self._score(gi, si, ti, self_drawn=self_drawn, rob=bool(rob), hand14=hand14)
+    def _score_candidates(self, rows: np.ndarray) -> None:
+        """Exact scores of the complete hands ``rows (n, 4) int64`` of ``[game, seat, win
+        tile, rob]``: ``_hu_state`` 2 (legal win, kept in ``_hu``) or 3."""
+        keys = self._score_keys(rows)
+        hu_state = self._hu_state
+        for (gi, si, ti, _), key in zip(rows.tolist(), keys):
+            res = _cached_score(tuple(key)) if key[K_OK] else None  # K_OK 0: tiles unknown
             if res is None:
-                self._hu_state[gi, si] = 3
+                hu_state[gi, si] = 3
             else:
-                self._hu_state[gi, si] = 2
+                hu_state[gi, si] = 2
                 self._hu[(gi, si)] = (res, ti)
 
-    def _exact_win(self, gi: int, si: int) -> tuple:
-        """``(ScoreResult, win tile)`` of the Hu that seat ``si`` of game ``gi`` declared on a
-        hand the 8-point bound found legal (the state is still that of the decision).
+    def _score_keys(self, rows: np.ndarray) -> list:
+        """Rows of :func:`~mcr_env.engine.results.score_keys_kernel` (lists of ints) of the
+        hands ``rows (n, 4) int64``: what the exact score of each depends on."""
+        out = np.empty((len(rows), KEY_LEN), dtype=np.int64)
+        score_keys_kernel(
+            np.ascontiguousarray(rows, dtype=np.int64), self._profile_index, *self._bufs, out
+        )
+        return out.tolist()
+
+    def _exact_wins(self, pairs: list) -> list:
+        """``(ScoreResult, win tile)`` of the Hu each ``(game, seat)`` of ``pairs`` declared
+        on a hand the 8-point bound found legal (the state is still that of the decision).
 
         Raises:
             RuntimeError: the exact scorer finds no legal win (the bound and the scorer
                 disagree: an engine bug).
         """
-        st = self.state
-        ph = int(st.phase[gi])
-        self_drawn = ph == _P_ACT
-        ti = int(st.drawn_tile[gi, si]) if self_drawn else int(st.tile_in_play[gi])
-        hand14 = st.hand[gi, si].astype(np.int64)
-        if not self_drawn:
-            hand14[ti] += 1
-        res = self._score(gi, si, ti, self_drawn=self_drawn, rob=ph == _P_ROB, hand14=hand14)
-        if res is None:
-            raise RuntimeError(
-                f"engine invariant: the 8-point bound found game {gi}, seat {si} legal but the "
-                "exact scorer does not"
-            )
-        return res, ti
+        rows = np.full((len(pairs), 4), -1, dtype=np.int64)
+        rows[:, :2] = pairs
+        out = []
+        for (gi, si), key in zip(pairs, self._score_keys(rows)):
+            res = _cached_score(tuple(key)) if key[K_OK] else None
+            if res is None:
+                raise RuntimeError(
+                    f"engine invariant: the 8-point bound found game {gi}, seat {si} legal but "
+                    "the exact scorer does not"
+                )
+            out.append((res, key[K_WIN]))
+        return out
 
     def _after_hands(self, ended) -> None:
         """Games ``ended`` finished a hand: single hand -> terminated; match -> the next hand
@@ -789,57 +794,6 @@ class MCREngine:
         nxt = ended[~last]
         if nxt.size:
             self._deal(nxt, st.hand_number[nxt].astype(np.int64) + 1, None)
-
-    # ------------------------------------------------------------------ scoring
-    def _melds_of(self, gi: int, si: int) -> list[tuple]:
-        st = self.state
-        out = []
-        for j in range(int(st.n_melds[gi, si])):
-            kind = int(st.meld_kind[gi, si, j])
-            if kind == _M_ANGANG:
-                out.append(("ANGANG", int(st.angang_tile[gi, si, j]), 0))
-                continue
-            tile = int(st.meld_tile[gi, si, j])
-            frm = int(st.meld_from[gi, si, j])
-            if kind == _M_CHI:
-                out.append(("CHI", tile, int(st.meld_claimed[gi, si, j]) - tile + 2))
-            else:
-                name = (
-                    "PENG" if kind == _M_PENG else "BUGANG" if st.meld_added[gi, si, j] else "GANG"
-                )
-                out.append((name, tile, (si - frm) % 4))
-        return out
-
-    def _score(self, gi, si, win_tile, *, self_drawn, rob, hand14):
-        """Exact score of a complete hand; the ScoreResult if it is a legal win (>= 8 points
-        without flowers), else None."""
-        st = self.state
-        concealed = np.asarray(hand14, dtype=np.int64).copy()
-        concealed[win_tile] -= 1
-        tiles = np.repeat(np.arange(34), concealed).tolist()
-        # the other three copies visible to all (discards and open melds)
-        vis = int(st.visible_count[gi, win_tile]) - (0 if self_drawn else 1)
-        if self_drawn:
-            # the last draw of the hand: the seat that would draw next has no tile left
-            wall_last = bool(st.tiles_left[gi, (si + 1) % 4] <= 0)
-            about_kong = bool(st.after_kong[gi])
-        else:
-            d = int(st.played_by[gi])
-            wall_last = (not rob) and bool(st.tiles_left[gi, (d + 1) % 4] <= 0)
-            about_kong = rob
-        return _cached_score(
-            tuple(tiles),
-            int(win_tile),
-            tuple(self._melds_of(gi, si)),
-            self_drawn,
-            vis >= 3,
-            wall_last,
-            about_kong,
-            (si - int(st.dealer[gi])) % 4,
-            int(st.prevalent_wind[gi]),
-            int(st.flower_count[gi, si]),
-            self.config.scoring_profile,
-        )
 
     # ------------------------------------------------------------------ endings
     def _apply_penalties(self, g, illegal) -> None:
@@ -901,36 +855,42 @@ class MCREngine:
         """Settle the wins ``wins (n, 4)`` rows ``(game, EndReason, winner, from)`` with the
         scores of the masks they were chosen from (``hu_cache``); docs/rules.md §3."""
         st = self.state
-        results = [
-            hu_cache.get((int(w[0]), int(w[2]))) or self._exact_win(int(w[0]), int(w[2]))
-            for w in wins
-        ]
-        totals = np.array([res.total for res, _ in results], dtype=np.int64)
+        rows = wins.tolist()
+        pairs = [(gi, wi) for gi, _, wi, _ in rows]
+        results = [hu_cache.get(p) for p in pairs]
+        missing = [p for p, r in zip(pairs, results) if r is None]
+        if missing:
+            exact = iter(self._exact_wins(missing))
+            results = [r if r is not None else next(exact) for r in results]
+        totals = [res.total for res, _ in results]
         pay = np.asarray(
-            self._settle_batch(wins[:, 2].astype(np.int64), totals, wins[:, 3].astype(np.int64)),
+            self._settle_batch(wins[:, 2], np.array(totals, dtype=np.int64), wins[:, 3]),
             dtype=np.int32,
         )
-        for i, (gi, reason, wi, di) in enumerate(wins.tolist()):
+        tiles = np.array([tile for _, tile in results], dtype=np.int64)
+        g = np.ascontiguousarray(wins[:, 0])
+        numbers = st.hand_number[g].tolist()
+        # phase, end reason, winner, payer, the won tile, rewards, match scores, hand_over
+        wins_kernel(np.ascontiguousarray(wins), tiles, pay, *self._bufs, *self._obufs)
+        players = st.player_at_seat[g]  # (the results' arrays: rows of two new arrays)
+        out = self.last_hand_result
+        for i, (gi, reason, wi, di) in enumerate(rows):
             res, tile = results[i]
-            if reason != _E_SELF:
-                # the won tile moves into the winner's hand (a robbed kong reverts to a pung)
-                if reason == _E_DISCARD:
-                    st.discard_claimed[gi, di, int(st.n_discards[gi, di]) - 1] = True
-                else:
-                    self._unrob(gi, di, tile)
-                st.hand[gi, wi, tile] += 1
-            self._record_end(gi, EndReason(reason), wi, di, tile, res.fans, res.total, pay[i])
+            out[gi] = HandResult(
+                numbers[i],
+                _END_REASONS[reason],
+                wi,
+                di,
+                tile,
+                res.fans,
+                res.total,
+                pay[i],
+                players[i],
+            )
 
-    def _unrob(self, gi, di, tile) -> None:
-        st = self.state
-        for j in range(int(st.n_melds[gi, di])):
-            if st.meld_kind[gi, di, j] == _M_GANG and st.meld_tile[gi, di, j] == tile:
-                if st.meld_added[gi, di, j]:
-                    # the robbed tile (still tile_in_play) was seen by all and stays counted in
-                    # visible_count, as a won discard does
-                    st.meld_kind[gi, di, j] = _M_PENG
-                    st.meld_added[gi, di, j] = False
-                    return
+
+_END_REASONS = tuple(EndReason(i) for i in range(max(EndReason) + 1))
+"""The :class:`EndReason` members by value (a tuple index is cheaper than the enum call)."""
 
 
 def table_points(scores: np.ndarray) -> np.ndarray:

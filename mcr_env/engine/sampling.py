@@ -77,6 +77,13 @@ def draw_row(row, fn, state):
         c += row[a]
     if c == 0:
         return np.int64(-1)
+    return pick_row(row, c, fn, state)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def pick_row(row, c, fn, state):
+    """:func:`draw_row` of ``row (A,) uint8`` whose ``c >= 1`` legal ids were counted by the
+    caller: the ``(c - 1 - bounded_draw(c))``-th legal id."""
     k = c - 1 - bounded_draw(fn, state, c)
     for a in range(row.shape[0]):
         k -= row[a]  # (no branch on the mask bytes: the loop stops past the k-th id)
@@ -153,7 +160,8 @@ def _sample_all(flat, out, fn, state):
 @njit(cache=True, nogil=True)
 def _sample_acting(flat, acting, out, fn, state):
     """``out[r]``: :func:`draw_row` of the ``acting (R,) bool`` rows of ``flat (R, A)
-    uint8``; returns -1, or (nothing drawn) the first acting row without a legal id."""
+    uint8``; returns -1, or (nothing drawn) the first acting row without a legal id. The
+    first pass counts each acting row's legal ids into ``out``, the second draws from them."""
     for r in range(flat.shape[0]):
         if acting[r]:
             c = 0
@@ -161,7 +169,8 @@ def _sample_acting(flat, acting, out, fn, state):
                 c += flat[r, a]
             if c == 0:
                 return r
+            out[r] = c
     for r in range(flat.shape[0]):
         if acting[r]:
-            out[r] = draw_row(flat[r], fn, state)
+            out[r] = pick_row(flat[r], out[r], fn, state)
     return -1

@@ -43,7 +43,13 @@ from mcr_env.encoding import get_encoder
 from mcr_env.engine.actions import NUM_ACTIONS
 from mcr_env.engine.config import CLAIM_ROUNDS, RulesConfig
 from mcr_env.engine.core import MCREngine
-from mcr_env.envs.common import ObservationBuffers, acting_pairs, encode_pairs, settlement_only
+from mcr_env.envs.common import (
+    ObservationBuffers,
+    acting_pairs,
+    copy_masks,
+    encode_pairs,
+    settlement_only,
+)
 from mcr_env.rewards import RewardFunction, make_reward
 
 AUTORESET_MODES = ("same_step", "next_step", "disabled")
@@ -184,9 +190,9 @@ class MCRBatchEnv:
     def _obs(self) -> dict[str, np.ndarray]:
         eng = self.engine
         # int8 0/1 like every env API of the package (MASK_DTYPE); same bytes as the bool mask
-        mask = self._mask_buffers.take(self.num_tables)
-        np.copyto(mask, eng.legal_mask.view(MASK_DTYPE))
-        out = {"action_mask": mask, "to_act": eng.to_act.copy()}
+        to_act = eng.to_act.copy()
+        mask = copy_masks(eng.legal_mask, to_act, self._mask_buffers.take(self.num_tables))
+        out = {"action_mask": mask, "to_act": to_act}
         b, c = self.num_tables, self.encoder.num_channels
         if self.observe_mode == "all":
             g, s = self._all_pairs
@@ -194,12 +200,12 @@ class MCRBatchEnv:
             out["observation"] = obs.reshape(b, 4, c, 34)
         elif self.observe_mode == "acting":
             obs = np.zeros((b, 4, c, 34), dtype=self.obs_dtype)
-            g, s = acting_pairs(eng.to_act)
+            g, s = acting_pairs(to_act)
             if g.size:
                 obs[g, s] = encode_pairs(self.encoder, eng.state, g, s, dtype=self.obs_dtype)
             out["observation"] = obs
         elif self.observe_mode == "packed":
-            g, s = acting_pairs(eng.to_act)
+            g, s = acting_pairs(to_act)
             out["observation"] = encode_pairs(self.encoder, eng.state, g, s, self._buffers)
             out["games"], out["seats"] = g, s
         return out

@@ -95,18 +95,18 @@ class ObservationBuffers:
 
 def acting_pairs(to_act: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.nonzero(to_act)`` of a ``(B, 4) bool`` array in one compiled pass: ``(games,
-    seats)``, two ``(N,) int64`` arrays in row-major (game-major) order."""
-    n = int(np.count_nonzero(to_act))
-    games = np.empty(n, dtype=np.int64)
-    seats = np.empty(n, dtype=np.int64)
-    if n:
-        _fill_pairs(to_act, games, seats)
-    return games, seats
+    seats)``, two ``(N,) int64`` arrays in row-major (game-major) order (views of the first
+    N entries of two ``(4B,)`` arrays)."""
+    games = np.empty(to_act.size, dtype=np.int64)
+    seats = np.empty(to_act.size, dtype=np.int64)
+    n = _fill_pairs(to_act, games, seats)
+    return games[:n], seats[:n]
 
 
 @njit(cache=True, nogil=True)
 def _fill_pairs(to_act, games, seats):
-    """``games``, ``seats``: the indices of the True entries of ``to_act (B, 4)``, in order."""
+    """``games``, ``seats``: the indices of the True entries of ``to_act (B, 4)``, in order;
+    returns how many."""
     k = 0
     for g in range(to_act.shape[0]):
         for s in range(to_act.shape[1]):
@@ -114,6 +114,33 @@ def _fill_pairs(to_act, games, seats):
                 games[k] = g
                 seats[k] = s
                 k += 1
+    return k
+
+
+def copy_masks(legal_mask: np.ndarray, to_act: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``out[...] = legal_mask`` (as 0/1 ``int8``, :data:`mcr_env.envs.batch.MASK_DTYPE`)
+    for an engine's ``legal_mask (B, 4, 235) bool`` and ``to_act (B, 4) bool``, reading only
+    the rows of the acting seats: the engine's mask of a seat that is not asked is all False
+    (the masks are rebuilt at each decision, docs/design.md "Engine contract"), so those rows
+    of ``out`` are zero-filled without reading the source (at B = 1024 a third of the bytes
+    a full copy moves). Every byte of ``out`` (``(B, 4, 235) int8``, a fresh or reused
+    buffer of any content) is written. Returns ``out``."""
+    _copy_acting_rows(legal_mask.view(np.int8), to_act, out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _copy_acting_rows(src, to_act, out):
+    """``out[g, s] = src[g, s]`` where ``to_act[g, s]``, else 0 (``src``, ``out`` ``(B, 4, A)
+    int8``)."""
+    for g in range(src.shape[0]):
+        for s in range(src.shape[1]):
+            if to_act[g, s]:
+                for a in range(src.shape[2]):
+                    out[g, s, a] = src[g, s, a]
+            else:
+                for a in range(src.shape[2]):
+                    out[g, s, a] = 0
 
 
 def settlement_only(reward_fn: Any) -> bool:

@@ -93,7 +93,7 @@ from mcr_env.engine.config import RulesConfig
 from mcr_env.engine.state import GameState, Phase
 from mcr_env.engine.walls import check_walls
 from mcr_env.envs.batch import MASK_DTYPE, MCRBatchEnv, check_modes, table_config
-from mcr_env.envs.common import encode_pairs
+from mcr_env.envs.common import copy_masks, encode_pairs
 from mcr_env.rewards import RewardFunction, make_reward
 
 __all__ = [
@@ -274,10 +274,12 @@ class _ShardEnv(MCRBatchEnv):
         full copy made such a worker's step ~40% slower than the caller's shard and the
         caller's next reads slower; measured on 2 cores, B = 2048); shard 0 (served by the
         caller itself) and every shard after ``reset``/``step_random`` (nobody had to read
-        the masks) copy them, which costs about half."""
+        the masks) copy them (:func:`~mcr_env.envs.common.copy_masks`), which costs about
+        half."""
         dst = self._mask_dst
-        if self.index == 0 or not self.delta_masks:
-            np.copyto(dst, src)
+        if self.index == 0 or not self.delta_masks:  # reading only the acting rows
+            eng = self.engine
+            copy_masks(eng.legal_mask, eng.to_act, self.v["action_mask"])
             return
         addr = src.ctypes.data
         if self._mask_plan[0] != addr:

@@ -34,6 +34,15 @@ def require_positive(**values: int) -> None:
             raise UsageError(f"--{name.replace('_', '-')} must be >= 1, got {v}")
 
 
+def require_nonnegative(**values: int) -> None:
+    """Raise :class:`UsageError` ``--name must be >= 0, got v`` for the first value < 0 (a
+    ``--seed``: agents draw from ``numpy.random.default_rng(seed)``, which takes no negative
+    seeds)."""
+    for name, v in values.items():
+        if v < 0:
+            raise UsageError(f"--{name.replace('_', '-')} must be >= 0, got {v}")
+
+
 def load_agent(spec: str, seed: int, option: str, cmd_options: dict | None = None) -> Any:
     """:func:`mcr_env.eval.registry.make_agent` ``(spec, seed)``, or for ``cmd:<command>`` an
     outside Botzone bot (:class:`mcr_env.botzone.process.BotzoneProcessAgent` with

@@ -189,7 +189,11 @@ def run(argv=None) -> Path:
     from mcr_env.engine.records import RecordError, ReplayError, read_records
     from mcr_env.eval.cli import OneLineParser, UsageError
 
-    p = OneLineParser(prog="mcr-view", description=run.__doc__.splitlines()[0])
+    p = OneLineParser(
+        prog="mcr-view",
+        description="Write record i of a JSONL file of game records as one self-contained HTML "
+        "page stepping through it move by move (default <records>-<i>.html).",
+    )
     p.add_argument("path", help="JSONL file of game records (scripts/record.py)")
     p.add_argument("--index", type=int, default=0, help="record to show (0-based)")
     p.add_argument(
@@ -203,6 +207,8 @@ def run(argv=None) -> Path:
         raise UsageError(f"no such file: {args.path}") from None
     except RecordError as e:
         raise UsageError(str(e)) from None
+    if not records:
+        raise UsageError(f"{args.path} holds no records")
     if not 0 <= args.index < len(records):
         raise UsageError(f"--index {args.index} out of range 0..{len(records) - 1}")
     out = args.out or str(Path(args.path).with_suffix("")) + f"-{args.index}.html"
@@ -210,6 +216,8 @@ def run(argv=None) -> Path:
         path = write_html(out, records[args.index], args.seat)
     except (RecordError, ReplayError) as e:
         raise UsageError(f"record {args.index}: {e}") from None
+    except OSError as e:  # a file where a folder should be, no rights, ...
+        raise UsageError(f"--out {out!r}: cannot write the page ({e})") from None
     print(f"wrote {path} ({path.stat().st_size} bytes)")
     return path
 

@@ -254,15 +254,17 @@ class TerminalGame:
                 me = self.seat()
                 acts = np.zeros((1, 4), dtype=np.int64)
                 self._agent_actions(acts)
+                chose = False  # the person typed this step's action
                 if eng.to_act[0, me]:
                     legal = np.flatnonzero(eng.legal_mask[0, me])
-                    acts[0, me] = PASS if legal.tolist() == [PASS] else self._ask()
+                    chose = legal.tolist() != [PASS]
+                    acts[0, me] = self._ask() if chose else PASS
                 asked = np.flatnonzero(eng.to_act[0]).tolist()
                 before = eng.state.copy()
                 eng.step(acts)
                 for agent in self._followers():
                     agent.observe(eng, acts)  # may end the hand with a penalty
-                self._report(before, asked, acts[0], me)
+                self._report(before, asked, acts[0], me, chose)
                 if eng.hand_over[0]:
                     self._print_result()
                     if not eng.terminated[0]:
@@ -302,8 +304,10 @@ class TerminalGame:
             f" dealer seat {int(st.dealer[0])}; you are seat {s} ({self._wind(s)})"
         )
 
-    def _report(self, before, asked: list[int], acts: np.ndarray, me: int) -> None:
-        """Print the other seats' public actions of the step just made."""
+    def _report(self, before, asked: list[int], acts: np.ndarray, me: int, chose: bool) -> None:
+        """Print the person's own action (``chose``: typed, not an automatic Pass) and the
+        other seats' public actions of the step just made. Nothing here depends on which
+        other seats were asked (in a claim round: who could claim, docs/rules.md §10)."""
         eng = self.engine
         over = bool(eng.hand_over[0])
         winner = int(eng.last_hand_result[0].winner) if over else -1
@@ -320,7 +324,7 @@ class TerminalGame:
         ):
             if s != me:
                 self.write(f"  seat {s} ({WINDS[(s - int(before.dealer[0])) % 4]}): {text}")
-            elif ACTION_KIND[int(acts[s])] != ActionKind.PASS or len(asked) == 1:
+            elif chose or ACTION_KIND[int(acts[s])] != ActionKind.PASS:
                 self.write(f"  you: {text}")
 
 
@@ -345,7 +349,7 @@ def run(argv: Sequence[str] | None = None) -> dict:
     Raises:
         UsageError: bad arguments or opponent specs.
     """
-    from mcr_env.eval.cli import OneLineParser
+    from mcr_env.eval.cli import OneLineParser, UsageError, require_nonnegative
 
     p = OneLineParser(prog=PROG, description=__doc__.splitlines()[0])
     p.add_argument("--seat", type=int, default=0, choices=range(4), help="your seat 0..3")
@@ -358,10 +362,9 @@ def run(argv: Sequence[str] | None = None) -> dict:
     p.add_argument("--cmd-timeout", type=float, default=5.0, help="seconds per cmd: bot answer")
     p.add_argument("--cmd-io", default="json", choices=["json", "simple"], help="cmd: bots' I/O")
     args = p.parse_args(argv)
+    require_nonnegative(seed=args.seed)
     outside = any(x.strip().startswith("cmd:") for x in args.opponents.split(","))
     if outside and args.match:
-        from mcr_env.eval.cli import UsageError
-
         raise UsageError("cmd: opponents (outside Botzone bots) play single hands, not --match")
     opponents = make_opponents(
         args.opponents, args.seed, {"timeout": args.cmd_timeout, "io": args.cmd_io}

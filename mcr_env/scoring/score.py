@@ -26,7 +26,7 @@ from mcr_env.scoring.evaluate import (
 from mcr_env.scoring.fans import FAN_NAMES, POINTS_ARRAY, PROFILES, Fan
 from mcr_env.tiles import FLOWER_BASE, parse_tile, parse_tiles, tile_to_code
 
-__all__ = ["FanResult", "ScoreResult", "NotAWinError", "score_win", "MELD_KINDS"]
+__all__ = ["FanResult", "ScoreResult", "NotAWinError", "score_win", "score_counts", "MELD_KINDS"]
 
 MELD_KINDS = ("CHI", "PENG", "GANG", "ANGANG", "BUGANG")
 """Accepted meld kinds; ``"BUGANG"`` (a pung promoted to a kong) scores as a melded kong
@@ -332,7 +332,7 @@ def score_win(
     if max(used) > 4:
         t = max(range(34), key=used.__getitem__)
         raise ValueError(f"{used[t]} copies of tile {tile_to_code(t)} (at most 4 exist)")
-    fans = _score_core(
+    return score_counts(
         tuple(standing),
         win_id,
         tuple(fixed),
@@ -342,11 +342,54 @@ def score_win(
         about_kong,
         seat,
         prevalent,
+        n_flowers,
         profile,
+    )
+
+
+def score_counts(
+    standing: tuple,
+    win: int,
+    melds: tuple,
+    self_drawn: bool,
+    fourth: bool,
+    wall_last: bool,
+    about_kong: bool,
+    seat: int,
+    prevalent: int,
+    flowers: int,
+    profile: str,
+) -> ScoreResult:
+    """:func:`score_win` of a hand already in the evaluator's form, without the input checks
+    (docs/rules.md §5-§7): for callers that build the arguments from a valid game state, such
+    as the engine (:class:`mcr_env.engine.MCREngine`), one call per complete hand.
+    :func:`score_win` validates its arguments and then calls this function, so both give the
+    same result for the same hand.
+
+    Args:
+        standing: ``(34,)`` tuple of int counts of the concealed tiles without the winning
+            tile (``13 - 3 * len(melds)`` tiles; with the winning tile and the melds at most 4
+            copies of a kind).
+        win: winning tile id 0..33.
+        melds: tuple of ``(kind, tile)`` int pairs of the evaluator
+            (:data:`~mcr_env.scoring.evaluate.MELD_CHOW` with the chow's LOWEST tile,
+            ``MELD_PUNG``, ``MELD_KONG``, ``MELD_CONCEALED_KONG``, ``MELD_PROMOTED_KONG``).
+        self_drawn, fourth, wall_last, about_kong: the flags of :func:`score_win`, bools.
+        seat, prevalent: winds 0..3. flowers: 0..8. profile: ``"mcr"`` or ``"botzone"``.
+
+    Returns:
+        :class:`ScoreResult`, as :func:`score_win`.
+
+    Raises:
+        NotAWinError: the tiles form no winning reading. Arguments outside the ranges above
+            are not diagnosed (use :func:`score_win` for unchecked input).
+    """
+    fans = _score_core(
+        standing, win, melds, self_drawn, fourth, wall_last, about_kong, seat, prevalent, profile
     )
     if fans is None:
         raise NotAWinError("not a winning hand: the tiles form no regular or special winning shape")
-    return _make_result(fans, n_flowers, profile)
+    return _make_result(fans, flowers, profile)
 
 
 _TRIM_EVERY = 1 << 16
