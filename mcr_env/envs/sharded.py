@@ -72,6 +72,7 @@ the other within a step.
 from __future__ import annotations
 
 import copy
+import ctypes
 import dataclasses
 import multiprocessing as mp
 import os
@@ -759,37 +760,121 @@ def _worker_main(
             pass
 
 
+def _sched_yield_function():
+    """libc's ``sched_yield`` as a ctypes function (None where there is none)."""
+    try:
+        fn = ctypes.CDLL(None).sched_yield
+    except (OSError, AttributeError, TypeError):
+        return None
+    fn.restype, fn.argtypes = ctypes.c_int, []
+    return fn
+
+
+_SCHED_YIELD = _sched_yield_function()
+
+
+def _make_poll():
+    """The thread backend's polling kernel (None without ``sched_yield``):
+    ``poll(seq, i, j, target, polls) -> bool``, True once ``seq[i, j] >= target`` (int64),
+    False after ``polls`` tries. It runs without the GIL, so the threads it waits for run
+    their Python meanwhile; each try that fails yields the CPU (``sched_yield``: a no-op on
+    an idle core, another thread's turn on a busy one), and that opaque call makes every try
+    read ``seq`` from memory again. Compiled on first use (a ctypes function: not cached)."""
+    if _SCHED_YIELD is None:
+        return None
+    yield_ = _SCHED_YIELD
+
+    @njit(nogil=True)
+    def poll(seq, i, j, target, polls):
+        for _ in range(polls):
+            if seq[i, j] >= target:
+                return True
+            yield_()
+        return seq[i, j] >= target
+
+    return poll
+
+
+class _ThreadPoller:
+    """Thread backend: polls a sequence word without the GIL before a blocking queue wait
+    (as :class:`_Waiter` for the process backend: a blocked wait on an idle core costs the
+    wake-up of a sleeping CPU). The budget (tries, calibrated to ``spin`` seconds) doubles
+    after a wait answered while polling and halves (down to 1/64) after one that was not;
+    every 256th wait polls the full budget again. ``spin = 0`` or no ``sched_yield``: never
+    poll."""
+
+    _kernel: Any = None
+    _tries_per_s = 0.0
+
+    def __init__(self, spin: float):
+        cls = type(self)
+        if spin > 0 and cls._kernel is None and _SCHED_YIELD is not None:
+            cls._kernel = _make_poll()
+            probe = np.zeros((1, 1), np.int64)
+            cls._kernel(probe, 0, 0, 1, 10)  # compile
+            t0 = time.perf_counter()
+            cls._kernel(probe, 0, 0, 1, 2000)
+            cls._tries_per_s = 2000 / max(time.perf_counter() - t0, 1e-6)
+        self.full = int(spin * cls._tries_per_s) if cls._kernel is not None else 0
+        self.budget = self.full
+        self.count = 0
+
+    def wait(self, seq: np.ndarray, i: int, j: int, target: int) -> bool:
+        """True if ``seq[i, j]`` reached ``target`` while polling (then the queue holds the
+        message); False: poll no more, block on the queue."""
+        if self.full == 0:
+            return False
+        if seq[i, j] >= target:
+            return True
+        self.count += 1
+        budget = self.full if self.count % 256 == 0 else self.budget
+        if type(self)._kernel(seq, i, j, target, budget):
+            self.budget = min(self.full, 2 * budget)
+            return True
+        self.budget = max(self.full // 64, budget // 2, 1)
+        return False
+
+
 class _ShardThread:
     """A helper thread of the thread backend serving one shard: commands arrive on
-    ``self.commands``, answers leave on ``self.replies`` (both ``queue.SimpleQueue``; the
-    waits block without spinning and release the GIL). ``self.cpu``: CPU seconds
+    ``self.commands``, answers leave on ``self.replies`` (both ``queue.SimpleQueue``); each
+    message is also counted in ``seq[index]`` (commands in column 0, by the caller; replies
+    in column 1, by this thread), which the waiting side polls without the GIL
+    (:class:`_ThreadPoller`) before its blocking ``get``. ``self.cpu``: CPU seconds
     (``time.thread_time``) spent serving commands. If the thread ends for any reason other
-    than ``close`` it posts ``("dead", text)`` first, so the caller never waits for nothing."""
+    than ``close`` it posts ``("dead", text)`` first, so the caller never waits for
+    nothing."""
 
-    def __init__(self, index: int, env: _ShardEnv, views: dict):
+    def __init__(self, index: int, env: _ShardEnv, views: dict, seq: np.ndarray, spin: float):
         self.index = index
         self.commands: queue.SimpleQueue = queue.SimpleQueue()
         self.replies: queue.SimpleQueue = queue.SimpleQueue()
         self.cpu = 0.0
+        self.seq = seq
+        self.poller = _ThreadPoller(spin)
         self.thread = threading.Thread(
             target=self._main, args=(env, views), name=f"mcr-shard-{index}", daemon=True
         )
         self.thread.start()
 
     def _main(self, env: _ShardEnv, views: dict) -> None:
+        seq, i, taken = self.seq, self.index, 0
         try:
             while True:
+                self.poller.wait(seq, i, 0, taken + 1)
                 cmd, arg = self.commands.get()
+                taken += 1
                 if cmd == "close":
                     self.replies.put(("ok", None))
                     return
                 if cmd == "cpu":
-                    self.replies.put(("ok", self.cpu))
-                    continue
-                t0 = time.thread_time()
-                reply = _answer(env, views, cmd, arg)
-                self.cpu += time.thread_time() - t0
+                    reply = ("ok", self.cpu)
+                else:
+                    t0 = time.thread_time()
+                    reply = _answer(env, views, cmd, arg)
+                    self.cpu += time.thread_time() - t0
                 self.replies.put(reply)
+                seq[i, 1] += 1
         except BaseException as e:  # noqa: BLE001 - the thread ends: say why, then end
             self.replies.put(("dead", f"{type(e).__name__}: {e}"))
 
@@ -996,10 +1081,11 @@ class ShardedBatchEnv:
             engine's and the encoders' numba kernels release the GIL; no IPC and no extra
             process, so on a few cores it costs less; ``start_method`` is ignored). Both give
             identical results.
-        spin: process backend: the most seconds a wait for the other side (a worker for its
-            next command, the caller for a worker's step, a shard for the packed offset of the
-            one before it) polls before it blocks (default :data:`DEFAULT_SPIN`; adaptive:
-            less after polls that failed, :class:`_Waiter`; 0 = always block at once).
+        spin: the most seconds a wait for the other side (a worker for its next command,
+            the caller for a worker's step, a shard for the packed offset of the one before
+            it) polls before it blocks (default :data:`DEFAULT_SPIN`; adaptive: less after
+            polls that failed; processes: :class:`_Waiter`, threads: :class:`_ThreadPoller`,
+            which polls without the GIL; 0 = always block at once).
         obs_dtype: dtype of ``observation`` and ``info["final_obs"]`` in the shared buffers
             and the arrays returned: ``"float32"`` (default) or ``"uint8"`` where the encoder
             writes it, exactly as :class:`~mcr_env.envs.batch.MCRBatchEnv`'s ``obs_dtype``
@@ -1098,12 +1184,12 @@ class ShardedBatchEnv:
         self._cpu0 = 0.0  # CPU seconds the caller spent serving shard 0
         # packed rows: shard 0's end at this row, shard 1's start there (_ChainSlot)
         self._anchor = 4 * self.shards[0][1]
-        if backend == "thread":
-            self._start_threads(layout, kwargs, observe, record)
-            return
         if isinstance(spin, bool) or not isinstance(spin, (int, float)) or not spin >= 0:
             raise ValueError(f"spin must be a number of seconds >= 0, got {spin!r}")
         self.spin = float(spin)
+        if backend == "thread":
+            self._start_threads(layout, kwargs, observe, record)
+            return
         k = self.num_workers
         if k == 1:  # no worker: this process's memory. Measured: a shard over a shared block
             # (tmpfs, no transparent huge pages on this machine) took ~10% more CPU per step at
@@ -1173,8 +1259,14 @@ class ShardedBatchEnv:
             self._shard_envs.append(
                 _make_shard(lo, hi, self.first_game, self._v, observe, kw, record, i)
             )
+        # messages to (column 0) and from (column 1) each helper, polled before blocking
+        self._tseq = np.zeros((self.num_workers, 2), np.int64)
+        self._tpollers = [_ThreadPoller(self.spin) for _ in range(self.num_workers)]
+        self._treplies = [0] * self.num_workers  # replies taken from each helper
         for i in range(1, self.num_workers):
-            self._threads.append(_ShardThread(i, self._shard_envs[i], self._v))
+            self._threads.append(
+                _ShardThread(i, self._shard_envs[i], self._v, self._tseq, self.spin)
+            )
 
     # ------------------------------------------------------------------ plumbing
     def _recv(self, i: int, what: str) -> tuple[str, Any]:
@@ -1206,6 +1298,8 @@ class ShardedBatchEnv:
             except (EOFError, OSError):
                 self._died(i, what)
         helper = self._threads[i - 1]
+        self._treplies[i] += 1
+        self._tpollers[i].wait(self._tseq, i, 1, self._treplies[i])
         while True:
             try:
                 reply = helper.replies.get(timeout=1.0)
@@ -1278,6 +1372,7 @@ class ShardedBatchEnv:
             return
         if self.backend == "thread":
             self._threads[i - 1].commands.put((cmd, arg))
+            self._tseq[i, 0] += 1  # after the put: a helper that sees it finds the message
             return
         ctrl = self._v["ctrl"][i]
         code = _FAST.get(cmd)
