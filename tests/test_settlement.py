@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcr_env.scoring.settlement import penalty, settle, settle_batch
@@ -39,6 +39,8 @@ def test_penalty():
     assert penalty(0).sum() == 0
 
 
+# no deadline: the first example compiles settle_row (numba) when its disk cache is cold
+@settings(deadline=None)
 @given(
     winner=st.integers(0, 3),
     total=st.integers(0, 2000),
@@ -58,6 +60,7 @@ def test_zero_sum_and_shape(winner, total, discarder):
         assert out[s] == -expected
 
 
+@settings(deadline=None)  # (the first example may compile the settlement kernel)
 @given(
     st.lists(
         st.tuples(st.integers(-1, 3), st.integers(0, 500), st.integers(-1, 3)),

@@ -202,9 +202,9 @@ def _not_a_win_error() -> type[ValueError]:
 def _scoring():
     """Late import of the scorer (layer below the engine)."""
     from mcr_env.scoring.score import score_counts
-    from mcr_env.scoring.settlement import penalty, settle_batch
+    from mcr_env.scoring.settlement import penalty
 
-    return score_counts, settle_batch, penalty
+    return score_counts, penalty
 
 
 SCORE_CACHE_SIZE = 1 << 12
@@ -299,7 +299,7 @@ class MCREngine:
         self._match = config.match == "match"
         self._ask_all = config.claim_round == "all"  # docs/rules.md §10
         self._wall_len = 136 if self._botzone else 144
-        (_, self._settle_batch, self._penalty) = _scoring()
+        self._penalty = _scoring()[1]
         self._profile_index = PROFILES.index(config.scoring_profile)
         b = self.batch_size
         self.state = GameState.empty(b)
@@ -862,16 +862,14 @@ class MCREngine:
         if missing:
             exact = iter(self._exact_wins(missing))
             results = [r if r is not None else next(exact) for r in results]
-        totals = [res.total for res, _ in results]
-        pay = np.asarray(
-            self._settle_batch(wins[:, 2], np.array(totals, dtype=np.int64), wins[:, 3]),
-            dtype=np.int32,
-        )
+        totals = np.array([res.total for res, _ in results], dtype=np.int64)
         tiles = np.array([tile for _, tile in results], dtype=np.int64)
         g = np.ascontiguousarray(wins[:, 0])
         numbers = st.hand_number[g].tolist()
-        # phase, end reason, winner, payer, the won tile, rewards, match scores, hand_over
-        wins_kernel(np.ascontiguousarray(wins), tiles, pay, *self._bufs, *self._obufs)
+        # settlement (into pay), phase, end reason, winner, payer, the won tile, rewards,
+        # match scores, hand_over
+        pay = np.empty((len(rows), 4), dtype=np.int32)
+        wins_kernel(np.ascontiguousarray(wins), tiles, totals, pay, *self._bufs, *self._obufs)
         players = st.player_at_seat[g]  # (the results' arrays: rows of two new arrays)
         out = self.last_hand_result
         for i, (gi, reason, wi, di) in enumerate(rows):

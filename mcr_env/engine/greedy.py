@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from mcr_env.engine.actions import CHI_OFFSET, HU, NUM_ACTIONS, PASS, PLAY_OFFSET
-from mcr_env.scoring._shanten_kernel import _key, form_counts, forms_after_discard
+from mcr_env.scoring._shanten_kernel import _IS_ORPHAN, _key, form_counts, forms_after_discard
 from mcr_env.scoring.shanten import _value_tables
 from mcr_env.tiles import NUM_TILE_KINDS
 
@@ -61,6 +61,36 @@ def _others(rows, g, k, others, scratch):
         others[g, 2 * b], others[g, 2 * b + 1] = _fold_rows(scratch, 0, rows, h2, b)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _special_floor(c, t, n, pre, most):
+    """A lower bound of the special forms' shanten of counts ``c`` minus tile ``t`` with
+    ``n <= 1`` melds (:func:`~mcr_env.scoring._shanten_kernel.forms_after_discard` without
+    the regular form): Seven Pairs and Thirteen Orphans exactly, Honors and Knitted Tiles and
+    Knitted Straight with ``most`` (the most kinds of one knitted arrangement held before
+    the discard) for the kinds after it."""
+    lb = 8 - most  # Knitted Straight: its missing tiles - 1 at least
+    if n == 0:
+        ct = c[t]
+        gone = ct == 1
+        pairs = pre[0] - (1 if ct % 2 == 0 else 0)
+        if 6 - pairs < lb:
+            lb = 6 - pairs
+        present = pre[1]
+        dup = pre[2]
+        if _IS_ORPHAN[t]:
+            if gone:
+                present -= 1
+            elif ct == 2:
+                dup -= 1
+        x = 13 - present - (1 if dup > 0 else 0)
+        if x < lb:
+            lb = x
+        honors = pre[3] - (1 if gone and t >= 27 else 0)
+        if 13 - most - honors < lb:
+            lb = 13 - most - honors
+    return lb
+
+
 @njit(cache=True, nogil=True)
 def _greedy_kernel(legal, to_act, hands, n_melds, suit, honor, out):
     """Fill ``out (B, 4) int64`` with the greedy action of every acting seat (0 elsewhere).
@@ -72,7 +102,8 @@ def _greedy_kernel(legal, to_act, hands, n_melds, suit, honor, out):
     discard costs one table look-up and one fold step (the fold is associative and
     commutative: the same integer as the full computation); the special forms are then
     taken from the counts they depend on, updated for the discard
-    (:func:`~mcr_env.scoring._shanten_kernel.forms_after_discard`).
+    (:func:`~mcr_env.scoring._shanten_kernel.forms_after_discard`), unless their lower bound
+    (:func:`_special_floor`, a few counts) already shows they cannot change the choice.
 
     Returns -1, or ``4 * game + seat`` of the first acting seat whose hand minus a legal
     discard is not a ``13 - 3 * n_melds`` tile hand (the wrapper raises).
@@ -138,8 +169,12 @@ def _greedy_kernel(legal, to_act, hands, n_melds, suit, honor, out):
                     have[0] = True
                     v0, v1 = _fold_rows(others, 0, rows, 0, k)
                     reg = 2 * k - (v0 if v0 >= v1 + 1 else v1 + 1)
+                    most = 0
                     if n <= 1:
                         form_counts(cand, pre)
+                        for a in range(6):
+                            if pre[4 + a] > most:
+                                most = pre[4 + a]
                     bound = forms_after_discard(
                         cand, -1, n, reg, 99, pre, suit, honor, acc, tmp, rem
                     )
@@ -159,8 +194,13 @@ def _greedy_kernel(legal, to_act, hands, n_melds, suit, honor, out):
                         else:
                             v0, v1 = _fold_rows(others, q, honor, key, k)
                         reg = 2 * k - (v0 if v0 >= v1 + 1 else v1 + 1)
-                        if reg == bound:
-                            v = reg  # the other forms cannot go below the bound
+                        if reg == bound or n > 1:
+                            v = reg  # the other forms cannot go below the bound (or apply)
+                        elif _special_floor(cand, t, n, pre, most) >= min(reg, best):
+                            # no special form can go below min(reg, best): reg is then the
+                            # exact value if it is below best, and otherwise no better
+                            # than best, as the exact value would be
+                            v = reg
                         else:
                             # exact when below ``best`` (all that decides the choice)
                             v = forms_after_discard(
@@ -203,23 +243,25 @@ def greedy_actions(
         ValueError: wrong shapes, or an acting seat with a legal discard whose hand is not
             ``14 - 3 * n_melds`` tiles holding that tile (names the game and seat).
     """
-    arrays = {"legal": legal, "to_act": to_act, "hands": hands, "n_melds": n_melds}
-    for name, arr in arrays.items():
+    arrays = (("legal", legal), ("to_act", to_act), ("hands", hands), ("n_melds", n_melds))
+    for name, arr in arrays:
         if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "biu":
             raise TypeError(f"{name} must be a bool or integer numpy array")
     b = legal.shape[0] if legal.ndim == 3 else -1
-    shapes = {
-        "legal": (b, 4, NUM_ACTIONS),
-        "to_act": (b, 4),
-        "hands": (b, 4, NUM_TILE_KINDS),
-        "n_melds": (b, 4),
-    }
-    for name, want in shapes.items():
-        if arrays[name].shape != want:
-            raise ValueError(f"{name} must have shape {want}, got {arrays[name].shape}")
-    if legal.dtype == np.bool_:
+    if (
+        legal.shape != (b, 4, NUM_ACTIONS)
+        or to_act.shape != (b, 4)
+        or hands.shape != (b, 4, NUM_TILE_KINDS)
+        or n_melds.shape != (b, 4)
+    ):
+        shapes = ((b, 4, NUM_ACTIONS), (b, 4), (b, 4, NUM_TILE_KINDS), (b, 4))
+        for (name, arr), want in zip(arrays, shapes):
+            if arr.shape != want:
+                raise ValueError(f"{name} must have shape {want}, got {arr.shape}")
+    # (one compiled version for bool and int8 masks: bool arrays viewed as int8)
+    if legal.dtype.kind == "b":
         legal = legal.view(np.int8)
-    if to_act.dtype == np.bool_:
+    if to_act.dtype.kind == "b":
         to_act = to_act.view(np.int8)
     if out is None:
         out = np.empty((b, 4), dtype=np.int64)

@@ -25,6 +25,7 @@ from mcr_env.scoring.evaluate import (
     MELD_PUNG,
 )
 from mcr_env.scoring.fans import PROFILES
+from mcr_env.scoring.settlement import settle_row
 
 __all__ = ["KEY_LEN", "score_keys_kernel", "score_args", "wins_kernel"]
 
@@ -164,10 +165,11 @@ def score_args(key: tuple) -> tuple:
 
 
 @njit(cache=True, nogil=True)
-def wins_kernel(wins, tiles, pay, s8, s16, s32, o8, o32, o64):
+def wins_kernel(wins, tiles, totals, pay, s8, s16, s32, o8, o32, o64):
     """End the hands won in ``wins (n, 4) int64`` rows ``(game, EndReason, winner, from)``
-    on tile ``tiles[i]`` with the settlement ``pay (n, 4) int32`` per seat (docs/rules.md
-    §2-§3).
+    on tile ``tiles[i]`` worth ``totals[i]`` points (flowers included): the settlement per
+    seat (:func:`mcr_env.scoring.settlement.settle_row`, docs/rules.md §3) is written to
+    ``pay (n, 4) int32`` and applied (docs/rules.md §2-§3).
 
     A win on a discard or a robbed kong moves the won tile into the winner's hand: the
     discard is marked claimed, a robbed kong (a promoted pung: ``meld_added``) reverts to
@@ -188,6 +190,7 @@ def wins_kernel(wins, tiles, pay, s8, s16, s32, o8, o32, o64):
         w = wins[i, 2]
         d = wins[i, 3]
         t = tiles[i]
+        settle_row(w, totals[i], -1 if reason == _E_SELF else d, pay[i])
         if reason != _E_SELF:
             if reason == _E_DISCARD:
                 discard_claimed[g, d, n_discards[g, d] - 1] = True

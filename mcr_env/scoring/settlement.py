@@ -14,6 +14,7 @@ All amounts are points, ``int32``, indexed by seat 0..3 (East, South, West, Nort
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 __all__ = [
     "BASE_PAYMENT",
@@ -22,6 +23,7 @@ __all__ = [
     "penalty",
     "settle",
     "settle_batch",
+    "settle_row",
 ]
 
 NUM_SEATS = 4
@@ -75,18 +77,39 @@ def settle(winner: int | None, total: int = 0, discarder: int | None = None) -> 
         return out
     if d == w:
         raise ValueError(f"winner and discarder must differ, both are seat {w}")
-    if d is None:
-        out[:] = -(BASE_PAYMENT + x)
-        out[w] = 3 * (BASE_PAYMENT + x)
-    else:
-        out[:] = -BASE_PAYMENT
-        out[d] = -(BASE_PAYMENT + x)
-        out[w] = 3 * BASE_PAYMENT + x
+    settle_row(w, x, -1 if d is None else d, out)
     return out
 
 
+@njit(cache=True, nogil=True)
+def settle_row(winner, total, discarder, out):
+    """Write the settlement of one hand into ``out (4,)`` (int32): the rule of :func:`settle`
+    (docs/rules.md §3) on validated ints, also called from compiled code (the engine's
+    :func:`mcr_env.engine.results.wins_kernel`). ``winner`` -1: exhaustive draw (zeros);
+    ``discarder`` -1: self-drawn."""
+    if winner < 0:
+        for s in range(NUM_SEATS):
+            out[s] = 0
+    elif discarder < 0:
+        for s in range(NUM_SEATS):
+            out[s] = -(BASE_PAYMENT + total)
+        out[winner] = 3 * (BASE_PAYMENT + total)
+    else:
+        for s in range(NUM_SEATS):
+            out[s] = -BASE_PAYMENT
+        out[discarder] = -(BASE_PAYMENT + total)
+        out[winner] = 3 * BASE_PAYMENT + total
+
+
+@njit(cache=True, nogil=True)
+def _settle_rows(winner, total, discarder, out):
+    """:func:`settle_row` of every row (validated ``(N,) int64`` arrays, ``out (N, 4) int32``)."""
+    for i in range(winner.shape[0]):
+        settle_row(winner[i], total[i], discarder[i], out[i])
+
+
 def settle_batch(winner, total, discarder) -> np.ndarray:
-    """Vectorized :func:`settle` over N hands (no Python loop over N).
+    """:func:`settle` over N hands (one compiled loop, :func:`settle_row` per hand).
 
     Args:
         winner: ``(N,)`` int seat of the winner, -1 = no winner (exhaustive draw: the row is
@@ -130,16 +153,9 @@ def settle_batch(winner, total, discarder) -> np.ndarray:
     if len(bad):
         raise ValueError(f"row {bad[0]}: total must be >= 0 points, got {x[bad[0]]}")
 
-    seats = np.arange(NUM_SEATS)
-    is_winner = seats[None, :] == w[:, None]  # (N, 4)
-    is_discarder = seats[None, :] == d[:, None]
-    self_drawn = (d < 0)[:, None]
-    loser_pays = np.where(
-        self_drawn, BASE_PAYMENT + x[:, None], BASE_PAYMENT + x[:, None] * is_discarder
-    )
-    out = np.where(is_winner, 0, -loser_pays)
-    out = np.where(is_winner, -out.sum(axis=1, keepdims=True), out)
-    return np.where(won[:, None], out, 0).astype(np.int32)
+    out = np.empty((len(w), NUM_SEATS), dtype=np.int32)
+    _settle_rows(w, x, d, out)
+    return out
 
 
 def penalty(offender: int) -> np.ndarray:
