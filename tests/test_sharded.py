@@ -572,3 +572,34 @@ def test_blocking_waits_give_the_same_games():
         assert_same(random_trajectory(env, steps=60), ref)
     with pytest.raises(ValueError, match="spin"):
         ShardedBatchEnv(7, spin=-1.0, **kw)
+
+
+def test_changed_line_copies_equal_a_plain_copy():
+    """The kernels that publish a worker shard's masks (only the 64-byte lines that differ,
+    by bytes or by 8-byte words) leave exactly the source in the destination, for every
+    alignment of the destination and sizes around a line."""
+    from mcr_env.envs.sharded import _copy_changed_lines, _copy_changed_words
+
+    rng = np.random.default_rng(3)
+    for size in (1, 7, 63, 64, 65, 200, 940 * 3):
+        for shift in (0, 1, 5, 8, 13, 40):
+            base = np.zeros(size + 128, np.uint8)
+            dst = base[shift : shift + size]
+            for _ in range(3):  # a few steps: sparse masks, some bytes changing each time
+                src = (rng.random(size) < 0.1).astype(np.uint8)
+                before = dst.copy()
+                _copy_changed_lines(src, dst, 64 - dst.ctypes.data % 64)
+                np.testing.assert_array_equal(dst, src)
+                dst[...] = before  # the word kernel from the same start
+                d = dst.ctypes.data
+                head = min((-d) % 8, size)
+                words = (size - head) // 8
+                src_al = np.zeros(size + 128, np.uint8)[shift : shift + size]  # dst's alignment
+                src_al[...] = src
+                s64 = src_al[head : head + 8 * words].view(np.uint64)
+                d64 = dst[head : head + 8 * words].view(np.uint64)
+                first = ((-(d + head)) % 64) // 8 or 8
+                flags = np.zeros(words // 8 + 1, np.bool_)
+                _copy_changed_words(src_al, dst, s64, d64, head, first, flags)
+                np.testing.assert_array_equal(dst, src)
+            assert not base[:shift].any() and not base[shift + size :].any()

@@ -72,6 +72,7 @@ the other within a step.
 from __future__ import annotations
 
 import copy
+import ctypes
 import dataclasses
 import multiprocessing as mp
 import os
@@ -227,6 +228,11 @@ class _ShardEnv(MCRBatchEnv):
         self.v = {k: (a if k in whole else a[lo:hi]) for k, a in views.items()}
         self.counts = views["counts"][index]  # (acting seats, finished tables) of the last step
         self.acting: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64),) * 2
+        n = hi - lo
+        self._pairs = (np.zeros(4 * n, np.int64), np.zeros(4 * n, np.int64))  # acting (g, s)
+        self._mask_dst = self.v["action_mask"].view(np.uint8).reshape(-1)
+        self._mask_plan: tuple = (None,)  # (source address, arguments of the copy kernel)
+        self.delta_masks = False  # publish only changed mask lines (set per command)
 
     def _final_slot(self, n: int) -> int:
         """Global table slot where this shard's ``n`` finished tables' outputs start."""
@@ -234,24 +240,66 @@ class _ShardEnv(MCRBatchEnv):
 
     def _obs(self) -> dict:  # called at the end of MCRBatchEnv.reset / step
         eng, v = self.engine, self.v
-        copy_masks(eng.legal_mask, eng.to_act, v["action_mask"])  # as int8 (MASK_DTYPE)
-        np.copyto(v["to_act"], eng.to_act)
-        np.copyto(v["player_at_seat"], eng.state.player_at_seat)
-        np.copyto(v["phase"], eng.state.phase)
+        st = eng.state
+        g, s = self._pairs
+        self._publish_masks(eng.legal_mask.view(np.uint8).reshape(-1))
+        # to_act, phase, player_at_seat and the acting pairs in one compiled pass
+        n = _publish(
+            eng.to_act,
+            v["to_act"],
+            st.phase,
+            v["phase"],
+            st.player_at_seat,
+            v["player_at_seat"],
+            g,
+            s,
+        )
+        self.acting = (g[:n], s[:n])
         mode = self.observe_mode
         if mode == "all":
             c = self.encoder.num_channels
             self.encoder.encode(eng.state, out=v["observation"].reshape(-1, c, _T))
         elif mode == "acting":
             v["observation"][...] = 0.0
-            g, s = np.nonzero(eng.to_act)
-            if g.size:
-                v["observation"][g, s] = encode_pairs(
-                    self.encoder, eng.state, g, s, dtype=self.obs_dtype
+            if n:
+                v["observation"][g[:n], s[:n]] = encode_pairs(
+                    self.encoder, eng.state, g[:n], s[:n], dtype=self.obs_dtype
                 )
-        elif mode == "packed":
-            self.acting = np.nonzero(eng.to_act)
         return {}
+
+    def _publish_masks(self, src: np.ndarray) -> None:
+        """The engine's masks ``src (n * 940,) uint8`` into this shard's shared rows. After a
+        ``step`` (the caller chose the actions: its policy read the masks) the shards other
+        than 0 write only the 64-byte lines that changed (about a fifth per step), so a line
+        the caller read stays valid in the caller's cache and is not taken back from it (a
+        full copy made such a worker's step ~40% slower than the caller's shard and the
+        caller's next reads slower; measured on 2 cores, B = 2048); shard 0 (served by the
+        caller itself) and every shard after ``reset``/``step_random`` (nobody had to read
+        the masks) copy them (:func:`~mcr_env.envs.common.copy_masks`), which costs about
+        half."""
+        dst = self._mask_dst
+        if self.index == 0 or not self.delta_masks:  # reading only the acting rows
+            eng = self.engine
+            copy_masks(eng.legal_mask, eng.to_act, self.v["action_mask"])
+            return
+        addr = src.ctypes.data
+        if self._mask_plan[0] != addr:
+            d = dst.ctypes.data
+            if (addr - d) % 8 == 0:  # the same alignment: compare and copy 8-byte words
+                head = (-d) % 8
+                words = (dst.size - head) // 8
+                s64 = src[head : head + 8 * words].view(np.uint64)
+                d64 = dst[head : head + 8 * words].view(np.uint64)
+                first = ((-(d + head)) % 64) // 8 or 8
+                flags = np.zeros(words // 8 + 1, np.bool_)
+                self._mask_plan = (addr, (s64, d64, head, first, flags))
+            else:
+                self._mask_plan = (addr, None)
+        args = self._mask_plan[1]
+        if args is None:
+            _copy_changed_lines(src, dst, 64 - dst.ctypes.data % 64)
+        else:
+            _copy_changed_words(src, dst, *args)
 
     def _encode_into(self, g: np.ndarray, s: np.ndarray, out: np.ndarray) -> None:
         """Observations of the pairs ``g, s`` (built here, valid) into ``out (n, C, 34)``:
@@ -279,6 +327,97 @@ class _ShardEnv(MCRBatchEnv):
         self._encode_into(g, s, v["observation"][offset : offset + n])
         v["games"][offset : offset + n] = g + self.lo
         v["seats"][offset : offset + n] = s
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _copy_changed(src, dst, lo, hi):
+    """``dst[lo:hi] = src[lo:hi]`` only if they differ (a line unchanged is not written)."""
+    acc = 0
+    for t in range(lo, hi):
+        acc |= src[t] ^ dst[t]
+    if acc:
+        for t in range(lo, hi):
+            dst[t] = src[t]
+
+
+@njit(cache=True, nogil=True)
+def _copy_changed_lines(src, dst, first):
+    """``dst[:] = src`` (``(n,) uint8`` each) writing only the 64-byte lines of ``dst`` that
+    differ (a line not written stays clean in every cache that holds it); ``dst``'s first
+    line boundary is ``first`` bytes in (64 if aligned)."""
+    size = src.shape[0]
+    head = min(first % 64, size)
+    _copy_changed(src, dst, 0, head)
+    full = (size - head) // 64
+    for line in range(full):
+        j = head + 64 * line
+        a = src[j : j + 64]
+        d = dst[j : j + 64]
+        acc = 0
+        for t in range(64):  # a fixed trip count: vectorized
+            acc |= a[t] ^ d[t]
+        if acc:
+            for t in range(64):
+                d[t] = a[t]
+    _copy_changed(src, dst, head + 64 * full, size)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _copy_changed_64(s64, d64, lo, hi):
+    """``d64[lo:hi] = s64[lo:hi]`` (``uint64``) only if they differ."""
+    acc = np.uint64(0)
+    for t in range(lo, hi):
+        acc |= s64[t] ^ d64[t]
+    if acc != 0:
+        for t in range(lo, hi):
+            d64[t] = s64[t]
+
+
+@njit(cache=True, nogil=True)
+def _copy_changed_words(src, dst, s64, d64, head, first, flags):
+    """:func:`_copy_changed_lines` by 8-byte words: ``src``/``dst`` ``(n,) uint8``, ``s64``/
+    ``d64`` ``uint64`` views of their bytes ``head .. head + 8 len(s64)`` (the same alignment:
+    ``dst[head]`` is 8-aligned), the first line boundary ``first`` words in (8 if aligned);
+    ``flags (>= len(s64) // 8,) bool`` scratch. Two passes: which lines differ (branch-free,
+    vectorized), then copy those."""
+    _copy_changed(src, dst, 0, head)
+    n = s64.shape[0]
+    j0 = min(first % 8, n)
+    _copy_changed_64(s64, d64, 0, j0)
+    lines = (n - j0) // 8
+    a = s64[j0 : j0 + 8 * lines].reshape((lines, 8))
+    d = d64[j0 : j0 + 8 * lines].reshape((lines, 8))
+    for line in range(lines):
+        acc = np.uint64(0)
+        for t in range(8):
+            acc |= a[line, t] ^ d[line, t]
+        flags[line] = acc != 0
+    for line in range(lines):
+        if flags[line]:
+            for t in range(8):
+                d[line, t] = a[line, t]
+    _copy_changed_64(s64, d64, j0 + 8 * lines, n)
+    _copy_changed(src, dst, head + 8 * n, src.shape[0])
+
+
+@njit(cache=True, nogil=True)
+def _publish(to_act, to_act_dst, phase, phase_dst, pas, pas_dst, g, s):
+    """One shard's small per-step outputs into the shared buffers: ``to_act (n, 4) bool``,
+    ``phase (n,)`` and ``pas (n, 4)`` (player at seat) copied; the acting pairs in
+    ``np.nonzero(to_act)`` order into ``g``/``s`` (``(4n,) int64``). Returns their number."""
+    c = 0
+    for b in range(to_act.shape[0]):
+        phase_dst[b] = phase[b]
+        for k in range(4):
+            pas_dst[b, k] = pas[b, k]
+            if to_act[b, k]:
+                to_act_dst[b, k] = True
+                g[c] = b
+                s[c] = k
+                c += 1
+            else:
+                to_act_dst[b, k] = False
+    return c
 
 
 @njit(cache=True, nogil=True)
@@ -446,7 +585,7 @@ _CODE, _KEY, _STEP, _STATUS = range(4)
 _PIPE, _STEP_CMD, _RANDOM_CMD, _CLOSE = 1, 2, 3, 4  # codes: the pipe holds the command; steps
 _OK, _ERROR = 1, 2  # statuses (an error's text follows on the pipe)
 _FAST = {"step": _STEP_CMD, "step_random": _RANDOM_CMD}
-DEFAULT_SPIN = 2e-4
+DEFAULT_SPIN = 1e-3
 """Seconds a process-backend wait polls its semaphore before it blocks (see
 :class:`ShardedBatchEnv`, ``spin``)."""
 
@@ -457,11 +596,15 @@ class _Gone(Exception):
 
 class _Waiter:
     """Waits on semaphores, polling each one up to a budget before blocking (a busy wait: no
-    sleep and no wake-up when the other side answers within it). The budget adapts: it
-    doubles (up to ``spin`` seconds) after a wait answered while polling and halves (down to
-    ``spin / 64``) after one that had to block, so on a busy machine, where the other side is
-    often descheduled, polling soon costs next to nothing; every 256th wait polls the full
-    ``spin`` again, so a machine that has become quiet is noticed. ``spin = 0``: never poll."""
+    sleep and no wake-up when the other side answers within it; on an idle core a blocked
+    wait costs the wake-up of a sleeping CPU, tens to hundreds of microseconds in a virtual
+    machine, several times per step). The budget adapts: it doubles (up to ``spin`` seconds)
+    after a wait answered while polling and halves (down to ``spin / 64``) after one that had
+    to block, or that was answered while polling but with this process descheduled for more
+    than half of the poll (the machine has more runnable work than cores: polling takes a
+    core from someone), so on a busy machine polling soon costs next to nothing; every 256th
+    wait polls the full ``spin`` again, so a machine that has become quiet is noticed.
+    ``spin = 0``: never poll."""
 
     def __init__(self, spin: float):
         self.spin = self.budget = float(spin)
@@ -475,11 +618,21 @@ class _Waiter:
         self.count += 1
         budget = self.spin if self.count % 256 == 0 else self.budget
         if budget > 0.0:
-            end = time.perf_counter() + budget
-            while time.perf_counter() < end:
+            clock = time.perf_counter
+            t0, c0 = clock(), time.thread_time()
+            end = t0 + budget
+            while True:
+                now = clock()
                 if sem.acquire(False):
-                    self.budget = min(self.spin, 2.0 * budget)
+                    polled = now - t0
+                    ran = time.thread_time() - c0
+                    if polled < 5e-5 or ran >= 0.5 * polled:
+                        self.budget = min(self.spin, 2.0 * budget)
+                    else:  # descheduled while polling: the cores are oversubscribed
+                        self.budget = max(self.spin / 64.0, 0.5 * budget)
                     return
+                if now >= end:
+                    break
             self.budget = max(self.spin / 64.0, 0.5 * budget)
         while not sem.acquire(True, slice_s):
             check()
@@ -607,37 +760,121 @@ def _worker_main(
             pass
 
 
+def _sched_yield_function():
+    """libc's ``sched_yield`` as a ctypes function (None where there is none)."""
+    try:
+        fn = ctypes.CDLL(None).sched_yield
+    except (OSError, AttributeError, TypeError):
+        return None
+    fn.restype, fn.argtypes = ctypes.c_int, []
+    return fn
+
+
+_SCHED_YIELD = _sched_yield_function()
+
+
+def _make_poll():
+    """The thread backend's polling kernel (None without ``sched_yield``):
+    ``poll(seq, i, j, target, polls) -> bool``, True once ``seq[i, j] >= target`` (int64),
+    False after ``polls`` tries. It runs without the GIL, so the threads it waits for run
+    their Python meanwhile; each try that fails yields the CPU (``sched_yield``: a no-op on
+    an idle core, another thread's turn on a busy one), and that opaque call makes every try
+    read ``seq`` from memory again. Compiled on first use (a ctypes function: not cached)."""
+    if _SCHED_YIELD is None:
+        return None
+    yield_ = _SCHED_YIELD
+
+    @njit(nogil=True)
+    def poll(seq, i, j, target, polls):
+        for _ in range(polls):
+            if seq[i, j] >= target:
+                return True
+            yield_()
+        return seq[i, j] >= target
+
+    return poll
+
+
+class _ThreadPoller:
+    """Thread backend: polls a sequence word without the GIL before a blocking queue wait
+    (as :class:`_Waiter` for the process backend: a blocked wait on an idle core costs the
+    wake-up of a sleeping CPU). The budget (tries, calibrated to ``spin`` seconds) doubles
+    after a wait answered while polling and halves (down to 1/64) after one that was not;
+    every 256th wait polls the full budget again. ``spin = 0`` or no ``sched_yield``: never
+    poll."""
+
+    _kernel: Any = None
+    _tries_per_s = 0.0
+
+    def __init__(self, spin: float):
+        cls = type(self)
+        if spin > 0 and cls._kernel is None and _SCHED_YIELD is not None:
+            cls._kernel = _make_poll()
+            probe = np.zeros((1, 1), np.int64)
+            cls._kernel(probe, 0, 0, 1, 10)  # compile
+            t0 = time.perf_counter()
+            cls._kernel(probe, 0, 0, 1, 2000)
+            cls._tries_per_s = 2000 / max(time.perf_counter() - t0, 1e-6)
+        self.full = int(spin * cls._tries_per_s) if cls._kernel is not None else 0
+        self.budget = self.full
+        self.count = 0
+
+    def wait(self, seq: np.ndarray, i: int, j: int, target: int) -> bool:
+        """True if ``seq[i, j]`` reached ``target`` while polling (then the queue holds the
+        message); False: poll no more, block on the queue."""
+        if self.full == 0:
+            return False
+        if seq[i, j] >= target:
+            return True
+        self.count += 1
+        budget = self.full if self.count % 256 == 0 else self.budget
+        if type(self)._kernel(seq, i, j, target, budget):
+            self.budget = min(self.full, 2 * budget)
+            return True
+        self.budget = max(self.full // 64, budget // 2, 1)
+        return False
+
+
 class _ShardThread:
     """A helper thread of the thread backend serving one shard: commands arrive on
-    ``self.commands``, answers leave on ``self.replies`` (both ``queue.SimpleQueue``; the
-    waits block without spinning and release the GIL). ``self.cpu``: CPU seconds
+    ``self.commands``, answers leave on ``self.replies`` (both ``queue.SimpleQueue``); each
+    message is also counted in ``seq[index]`` (commands in column 0, by the caller; replies
+    in column 1, by this thread), which the waiting side polls without the GIL
+    (:class:`_ThreadPoller`) before its blocking ``get``. ``self.cpu``: CPU seconds
     (``time.thread_time``) spent serving commands. If the thread ends for any reason other
-    than ``close`` it posts ``("dead", text)`` first, so the caller never waits for nothing."""
+    than ``close`` it posts ``("dead", text)`` first, so the caller never waits for
+    nothing."""
 
-    def __init__(self, index: int, env: _ShardEnv, views: dict):
+    def __init__(self, index: int, env: _ShardEnv, views: dict, seq: np.ndarray, spin: float):
         self.index = index
         self.commands: queue.SimpleQueue = queue.SimpleQueue()
         self.replies: queue.SimpleQueue = queue.SimpleQueue()
         self.cpu = 0.0
+        self.seq = seq
+        self.poller = _ThreadPoller(spin)
         self.thread = threading.Thread(
             target=self._main, args=(env, views), name=f"mcr-shard-{index}", daemon=True
         )
         self.thread.start()
 
     def _main(self, env: _ShardEnv, views: dict) -> None:
+        seq, i, taken = self.seq, self.index, 0
         try:
             while True:
+                self.poller.wait(seq, i, 0, taken + 1)
                 cmd, arg = self.commands.get()
+                taken += 1
                 if cmd == "close":
                     self.replies.put(("ok", None))
                     return
                 if cmd == "cpu":
-                    self.replies.put(("ok", self.cpu))
-                    continue
-                t0 = time.thread_time()
-                reply = _answer(env, views, cmd, arg)
-                self.cpu += time.thread_time() - t0
+                    reply = ("ok", self.cpu)
+                else:
+                    t0 = time.thread_time()
+                    reply = _answer(env, views, cmd, arg)
+                    self.cpu += time.thread_time() - t0
                 self.replies.put(reply)
+                seq[i, 1] += 1
         except BaseException as e:  # noqa: BLE001 - the thread ends: say why, then end
             self.replies.put(("dead", f"{type(e).__name__}: {e}"))
 
@@ -724,6 +961,7 @@ def _serve_step(env: _ShardEnv, views: dict, cmd: str, arg: dict, offset: Any) -
     finished tables in its row of ``counts`` (the finished tables' indices in ``final_rows``
     at :meth:`_ShardEnv._final_slot`); the reply is None."""
     v, lo = env.v, env.lo
+    env.delta_masks = cmd == "step"  # the caller's policy read the masks (_publish_masks)
     if cmd == "reset":
         env.reset(**arg)
         info: dict = {}
@@ -843,10 +1081,11 @@ class ShardedBatchEnv:
             engine's and the encoders' numba kernels release the GIL; no IPC and no extra
             process, so on a few cores it costs less; ``start_method`` is ignored). Both give
             identical results.
-        spin: process backend: the most seconds a wait for the other side (a worker for its
-            next command, the caller for a worker's step, a shard for the packed offset of the
-            one before it) polls before it blocks (default :data:`DEFAULT_SPIN`; adaptive:
-            less after polls that failed, :class:`_Waiter`; 0 = always block at once).
+        spin: the most seconds a wait for the other side (a worker for its next command,
+            the caller for a worker's step, a shard for the packed offset of the one before
+            it) polls before it blocks (default :data:`DEFAULT_SPIN`; adaptive: less after
+            polls that failed; processes: :class:`_Waiter`, threads: :class:`_ThreadPoller`,
+            which polls without the GIL; 0 = always block at once).
         obs_dtype: dtype of ``observation`` and ``info["final_obs"]`` in the shared buffers
             and the arrays returned: ``"float32"`` (default) or ``"uint8"`` where the encoder
             writes it, exactly as :class:`~mcr_env.envs.batch.MCRBatchEnv`'s ``obs_dtype``
@@ -945,12 +1184,12 @@ class ShardedBatchEnv:
         self._cpu0 = 0.0  # CPU seconds the caller spent serving shard 0
         # packed rows: shard 0's end at this row, shard 1's start there (_ChainSlot)
         self._anchor = 4 * self.shards[0][1]
-        if backend == "thread":
-            self._start_threads(layout, kwargs, observe, record)
-            return
         if isinstance(spin, bool) or not isinstance(spin, (int, float)) or not spin >= 0:
             raise ValueError(f"spin must be a number of seconds >= 0, got {spin!r}")
         self.spin = float(spin)
+        if backend == "thread":
+            self._start_threads(layout, kwargs, observe, record)
+            return
         k = self.num_workers
         if k == 1:  # no worker: this process's memory. Measured: a shard over a shared block
             # (tmpfs, no transparent huge pages on this machine) took ~10% more CPU per step at
@@ -1020,8 +1259,14 @@ class ShardedBatchEnv:
             self._shard_envs.append(
                 _make_shard(lo, hi, self.first_game, self._v, observe, kw, record, i)
             )
+        # messages to (column 0) and from (column 1) each helper, polled before blocking
+        self._tseq = np.zeros((self.num_workers, 2), np.int64)
+        self._tpollers = [_ThreadPoller(self.spin) for _ in range(self.num_workers)]
+        self._treplies = [0] * self.num_workers  # replies taken from each helper
         for i in range(1, self.num_workers):
-            self._threads.append(_ShardThread(i, self._shard_envs[i], self._v))
+            self._threads.append(
+                _ShardThread(i, self._shard_envs[i], self._v, self._tseq, self.spin)
+            )
 
     # ------------------------------------------------------------------ plumbing
     def _recv(self, i: int, what: str) -> tuple[str, Any]:
@@ -1053,6 +1298,8 @@ class ShardedBatchEnv:
             except (EOFError, OSError):
                 self._died(i, what)
         helper = self._threads[i - 1]
+        self._treplies[i] += 1
+        self._tpollers[i].wait(self._tseq, i, 1, self._treplies[i])
         while True:
             try:
                 reply = helper.replies.get(timeout=1.0)
@@ -1125,6 +1372,7 @@ class ShardedBatchEnv:
             return
         if self.backend == "thread":
             self._threads[i - 1].commands.put((cmd, arg))
+            self._tseq[i, 0] += 1  # after the put: a helper that sees it finds the message
             return
         ctrl = self._v["ctrl"][i]
         code = _FAST.get(cmd)
