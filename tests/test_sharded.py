@@ -280,6 +280,19 @@ def test_explicit_walls_and_errors(backend):
     assert isinstance(make_batch_env(2, num_workers=0, backend="thread"), MCRBatchEnv)
 
 
+def assert_engine_errors(env, ref, o: dict, g: int, s: int, actions) -> None:
+    """Each of ``actions`` at (table ``g``, seat ``s``) raises in ``env`` the ValueError the
+    in-process ``ref`` (at the same state) raises: the engine's text."""
+    for a in actions:
+        bad = per_game_actions(o, 0)
+        bad[g, s] = a
+        with pytest.raises(ValueError) as got:
+            env.step(bad)
+        with pytest.raises(ValueError) as want:
+            ref.step(bad)
+        assert str(got.value) == str(want.value) and f"illegal action {a} " in str(got.value)
+
+
 def test_out_of_range_actions_raise_the_engines_message():
     """Action ids outside 0..234 of an acting seat (the parent's compiled check) give the
     engine's ValueError text, and a non-acting seat's entry is ignored as in the engine."""
@@ -288,14 +301,7 @@ def test_out_of_range_actions_raise_the_engines_message():
     with ShardedBatchEnv(3, observe="packed", num_workers=2, backend="thread") as env:
         o, _ = env.reset(seed=8)
         g, s = int(o["games"][-1]), int(o["seats"][-1])
-        for a in (-1, 235, 10**6):
-            bad = per_game_actions(o, 0)
-            bad[g, s] = a
-            with pytest.raises(ValueError) as got:
-                env.step(bad)
-            with pytest.raises(ValueError) as want:
-                ref.step(bad)
-            assert str(got.value) == str(want.value) and f"illegal action {a} " in str(got.value)
+        assert_engine_errors(env, ref, o, g, s, (-1, 235, 10**6))
         idle = np.nonzero(~o["to_act"])
         ok = per_game_actions(o, 0)
         ok[idle] = -5  # ignored: those seats do not act
@@ -315,14 +321,7 @@ def test_one_shard_illegal_action_is_the_engines_error(backend):
         o, _ = env.reset(seed=4)
         g, s = int(o["games"][0]), int(o["seats"][0])
         legal = np.nonzero(o["action_mask"][g, s])[0]
-        for a in (next(a for a in range(235) if a not in legal), -1, 235):
-            bad = per_game_actions(o, 0)
-            bad[g, s] = a
-            with pytest.raises(ValueError) as got:
-                env.step(bad)
-            with pytest.raises(ValueError) as want:
-                ref.step(bad)
-            assert str(got.value) == str(want.value) and f"illegal action {a} " in str(got.value)
+        assert_engine_errors(env, ref, o, g, s, (next(a for a in range(235) if a not in legal), -1))
         assert not env.closed
         for t in range(30):
             o, *_ = env.step(per_game_actions(o, t))
