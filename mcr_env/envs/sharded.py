@@ -50,7 +50,8 @@ of this process (``backend="thread"``). It contains no rules.
   worker is stopped and the shared memory is freed (the env is closed); so does an exception
   inside a shard, and a ``step`` interrupted (Ctrl-C) while the shards run closes the env. An
   illegal action is caught in the parent before any shard steps (same ``ValueError`` text as
-  the engine's, with the global table index), so no table changes.
+  the engine's, with the global table index), so no table changes (k = 1: by the one shard's
+  engine, which also refuses before it changes anything; the env stays open).
 
 Use it as a context manager or call :meth:`ShardedBatchEnv.close` (also run at garbage
 collection and interpreter exit). ``num_workers`` defaults to the CPUs this process may run on
