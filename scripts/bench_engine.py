@@ -309,6 +309,7 @@ def bench_env(
         ready()
     hands = decisions = steps = 0
     w0 = env.worker_cpu_seconds() if workers else []
+    waits0 = env.wait_stats() if workers and backend == "process" else []
     t0 = time.perf_counter()
     c0 = time.process_time()
     own0 = time.thread_time()
@@ -320,6 +321,7 @@ def bench_env(
         if steps % 16 == 0 and time.perf_counter() - t0 >= seconds:
             break
     own = time.thread_time() - own0
+    waits1 = env.wait_stats() if waits0 else []  # (before any other query to the workers)
     rates = _rates(hands, decisions, t0, c0)  # CPU time of this process (all its threads)
     if workers:
         # CPU time of the workers too: on a loaded machine the critical path of a step in CPU
@@ -329,6 +331,8 @@ def bench_env(
         parent, total = own - wcpu[0], rates["cpu_seconds"]
         if backend == "process":  # plus the worker processes of shards 1..k-1
             total += sum(wcpu[1:])
+        if waits0:  # how the handoff waits of the timed steps went, per worker process
+            rates["waits"] = _wait_deltas(waits0, waits1)
         rates["worker_cpu_seconds"] = [round(c, 3) for c in wcpu]
         rates["parent_cpu_seconds"] = round(parent, 3)
         rates["decisions_per_total_cpu_s"] = round(decisions / total, 1)
@@ -356,6 +360,17 @@ def bench_env(
         **warm,
         **rates,
     }
+
+
+def _wait_deltas(before: list[dict], after: list[dict]) -> list[dict]:
+    """:meth:`ShardedBatchEnv.wait_stats` counters of the steps between two calls, per
+    worker process and wait (``done``: the caller's waits for the worker's answers,
+    ``command``: the worker's for its next command, one more than the steps: the second
+    call's own query; ``chain`` left out)."""
+    return [
+        {w: {m: round(a[w][m] - b[w][m], 6) for m in a[w]} for w in ("done", "command")}
+        for b, a in zip(before, after)
+    ]
 
 
 def _cores() -> list[int]:
@@ -679,6 +694,8 @@ def bench_lockstep(
     seed: int = 0,
     claim_round: str = "options",
     policy: str = "uniform",
+    obs_dtype: str = "float32",
+    block: int = 1,
 ) -> list[dict]:
     """The sharding overhead on identical work, robust to a loaded machine.
 
@@ -690,7 +707,10 @@ def bench_lockstep(
     "uniform_env"``: drawn inside the env as in :func:`bench_env`) in lockstep: at
     every step each env's policy + ``step`` is timed alone, the envs in alternating order.
     Rows measured at separate times on a shared machine differ by +-20% from the load alone;
-    here every env meets the same load and the same work step by step.
+    here every env meets the same load and the same work step by step. ``obs_dtype``: the
+    envs' observation dtype. ``block``: steps each env plays per turn (1: strict lockstep,
+    every env's step from cold caches, as the others ran in between; e.g. 30: each env's
+    turn runs warm, as it would alone; the warm-up is rounded up to whole blocks).
 
     Returns:
         one ``lockstep`` row per config (``wall_ms_per_step``, ``cpu_ms_per_step`` (this
@@ -706,7 +726,11 @@ def bench_lockstep(
     from mcr_env.envs.sharded import ShardedBatchEnv, keyed_random_actions
 
     config = RulesConfig(wall_layout=layout, claim_round=claim_round)
+    if block < 1:
+        raise ValueError(f"block must be >= 1, got {block}")
     kw = {"config": config, "observe": "packed", "claim_round": claim_round}
+    if obs_dtype != "float32":
+        kw["obs_dtype"] = obs_dtype
     envs = [
         MCRBatchEnv(batch, **kw)
         if k == 0
@@ -720,26 +744,32 @@ def bench_lockstep(
         wall, cpu, own = [0.0] * n, [0.0] * n, [0.0] * n
         w0 = [env.worker_cpu_seconds() if k else [] for env, (k, _) in zip(envs, configs)]
         decisions = 0
-        for t in range(LOCKSTEP_WARMUP_STEPS + steps):
-            timed = t >= LOCKSTEP_WARMUP_STEPS
-            if t == LOCKSTEP_WARMUP_STEPS:
+        warm = -(-LOCKSTEP_WARMUP_STEPS // block) * block  # whole blocks
+        for r, t_first in enumerate(range(0, warm + steps, block)):
+            timed = t_first >= warm
+            if t_first == warm:
                 w0 = [env.worker_cpu_seconds() if k else [] for env, (k, _) in zip(envs, configs)]
-            decisions += int(obs[0]["to_act"].sum()) if timed else 0
-            for i in range(n) if t % 2 == 0 else reversed(range(n)):
-                t0, c0, o0 = time.perf_counter(), time.process_time(), time.thread_time()
-                o = obs[i]
-                if policy == "uniform":
-                    acts = random_legal_actions(o["action_mask"].view(bool), o["to_act"], rngs[i])
-                    obs[i] = envs[i].step(acts)[0]
-                elif configs[i][0]:
-                    obs[i] = envs[i].step_random(seed)[0]
-                else:
-                    acts = keyed_random_actions(o["action_mask"], o["to_act"], seed, t)
-                    obs[i] = envs[i].step(acts)[0]
-                if timed:
-                    wall[i] += time.perf_counter() - t0
-                    cpu[i] += time.process_time() - c0
-                    own[i] += time.thread_time() - o0
+            span = range(t_first, min(t_first + block, warm + steps))
+            for i in range(n) if r % 2 == 0 else reversed(range(n)):
+                for t in span:
+                    if timed and i == 0:
+                        decisions += int(obs[0]["to_act"].sum())
+                    t0, c0, o0 = time.perf_counter(), time.process_time(), time.thread_time()
+                    o = obs[i]
+                    if policy == "uniform":
+                        acts = random_legal_actions(
+                            o["action_mask"].view(bool), o["to_act"], rngs[i]
+                        )
+                        obs[i] = envs[i].step(acts)[0]
+                    elif configs[i][0]:
+                        obs[i] = envs[i].step_random(seed)[0]
+                    else:
+                        acts = keyed_random_actions(o["action_mask"], o["to_act"], seed, t)
+                        obs[i] = envs[i].step(acts)[0]
+                    if timed:
+                        wall[i] += time.perf_counter() - t0
+                        cpu[i] += time.process_time() - c0
+                        own[i] += time.thread_time() - o0
         for o in obs[1:]:  # the same games: the same acting seats at the end
             if not np.array_equal(o["to_act"], obs[0]["to_act"]):
                 raise RuntimeError("lockstep envs diverged: the backends' results differ")
@@ -761,6 +791,8 @@ def bench_lockstep(
                     "layout": layout,
                     "claim_round": claim_round,
                     "policy": policy,
+                    "obs_dtype": obs_dtype,
+                    "block": block,
                     "workers": k,
                     "backend": be if k else "inprocess",
                     "steps": steps,
@@ -793,6 +825,7 @@ def lockstep_summary(rows: list[dict]) -> list[dict]:
             "backend": be,
             "batch": rows[0]["batch"],
             "policy": rows[0]["policy"],
+            "obs_dtype": rows[0].get("obs_dtype", "float32"),
         }
         one = by_k.get(1)
         if one is not None and base is not None:
@@ -1008,6 +1041,13 @@ def main(argv: list[str] | None = None) -> None:
         "machine; the uniform and uniform_env policies); 0 = off",
     )
     ap.add_argument(
+        "--lockstep-block",
+        type=int,
+        default=1,
+        help="--lockstep: steps each env plays per turn (1: strict lockstep; e.g. 30: each "
+        "env's turn runs with warm caches)",
+    )
+    ap.add_argument(
         "--independent",
         type=int,
         nargs="+",
@@ -1093,12 +1133,21 @@ def main(argv: list[str] | None = None) -> None:
         for pol in lock_policies:
             for b in args.batch:
                 for cr in args.claim_round:
-                    rows = bench_lockstep(
-                        b, args.lockstep, configs, args.layout, args.seed, cr, pol
-                    )
-                    for row in rows:
-                        row.update(meta)
-                        print(json.dumps(row), flush=True)
+                    for dt in args.obs_dtype:
+                        rows = bench_lockstep(
+                            b,
+                            args.lockstep,
+                            configs,
+                            args.layout,
+                            args.seed,
+                            cr,
+                            pol,
+                            obs_dtype=dt,
+                            block=args.lockstep_block,
+                        )
+                        for row in rows:
+                            row.update(meta)
+                            print(json.dumps(row), flush=True)
 
 
 if __name__ == "__main__":

@@ -257,3 +257,43 @@ def test_scaling_rows_against_the_ceiling(bench):
     assert proc["vs_independent_wall_2"] == round(150 / 160, 3)
     assert proc["vs_independent_critical_cpu_2"] == round(170 / 180, 3)
     assert not any(k.startswith(("ceiling", "vs_independent")) for k in small)
+
+
+def test_lockstep_rows_in_blocks_and_uint8(bench, capsys):
+    """``--lockstep-block``: each env plays its steps in turns of that many (warm caches), the
+    same games still (the rows raise if ``to_act`` diverges); ``--obs-dtype`` reaches the
+    lockstep envs (one set of rows per dtype)."""
+    argv = ["--batch", "3", "--workers", "0", "1", "--backends", "process", "--seconds", "0.05"]
+    bench.main([*argv, "--obs-dtype", "uint8", "float32", "--lockstep", "7"])
+    bench.main([*argv, "--obs-dtype", "uint8", "--lockstep", "7", "--lockstep-block", "3"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    lock = [r for r in rows if r["bench"] == "lockstep"]
+    assert [(r["obs_dtype"], r["block"], r["workers"]) for r in lock] == [
+        ("uint8", 1, 0),
+        ("uint8", 1, 1),
+        ("float32", 1, 0),
+        ("float32", 1, 1),
+        ("uint8", 3, 0),
+        ("uint8", 3, 1),
+    ]
+    for r in lock:
+        assert r["steps"] == 7 and r["wall_ms_per_step"] > 0
+    for a, b in zip(lock[::2], lock[1::2]):  # the same games, hence the same decisions
+        assert a["decisions_per_step"] == b["decisions_per_step"]
+    summaries = [r for r in rows if r["bench"] == "lockstep_summary"]
+    assert [s["obs_dtype"] for s in summaries] == ["uint8", "float32", "uint8"]
+    with pytest.raises(ValueError, match="block must be >= 1"):
+        bench.bench_lockstep(3, 2, [(0, "process")], block=0)
+
+
+def test_env_rows_report_the_handoff_waits(bench):
+    """A process-backend row with k = 2 says how its timed steps' waits went (counts add up:
+    every wait was answered at once, while polling or after blocking)."""
+    row = bench.bench_env(4, 0.05, workers=2, policy="uniform_env")
+    (w,) = row["waits"]
+    assert w["done"]["waits"] == row["steps"]  # the caller waited once per step
+    assert w["command"]["waits"] == row["steps"] + 1  # and the worker (+ the query's own)
+    for part in ("done", "command"):
+        st = w[part]
+        assert st["at_once"] + st["polled"] + st["blocked"] == st["waits"]
+    assert "waits" not in bench.bench_env(4, 0.05, workers=2, backend="thread")

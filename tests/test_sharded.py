@@ -280,6 +280,19 @@ def test_explicit_walls_and_errors(backend):
     assert isinstance(make_batch_env(2, num_workers=0, backend="thread"), MCRBatchEnv)
 
 
+def assert_engine_errors(env, ref, o: dict, g: int, s: int, actions) -> None:
+    """Each of ``actions`` at (table ``g``, seat ``s``) raises in ``env`` the ValueError the
+    in-process ``ref`` (at the same state) raises: the engine's text."""
+    for a in actions:
+        bad = per_game_actions(o, 0)
+        bad[g, s] = a
+        with pytest.raises(ValueError) as got:
+            env.step(bad)
+        with pytest.raises(ValueError) as want:
+            ref.step(bad)
+        assert str(got.value) == str(want.value) and f"illegal action {a} " in str(got.value)
+
+
 def test_out_of_range_actions_raise_the_engines_message():
     """Action ids outside 0..234 of an acting seat (the parent's compiled check) give the
     engine's ValueError text, and a non-acting seat's entry is ignored as in the engine."""
@@ -288,20 +301,35 @@ def test_out_of_range_actions_raise_the_engines_message():
     with ShardedBatchEnv(3, observe="packed", num_workers=2, backend="thread") as env:
         o, _ = env.reset(seed=8)
         g, s = int(o["games"][-1]), int(o["seats"][-1])
-        for a in (-1, 235, 10**6):
-            bad = per_game_actions(o, 0)
-            bad[g, s] = a
-            with pytest.raises(ValueError) as got:
-                env.step(bad)
-            with pytest.raises(ValueError) as want:
-                ref.step(bad)
-            assert str(got.value) == str(want.value) and f"illegal action {a} " in str(got.value)
+        assert_engine_errors(env, ref, o, g, s, (-1, 235, 10**6))
         idle = np.nonzero(~o["to_act"])
         ok = per_game_actions(o, 0)
         ok[idle] = -5  # ignored: those seats do not act
         o2, *_ = env.step(ok)
         o2_ref, *_ = ref.step(ok)
         np.testing.assert_array_equal(o2["observation"], o2_ref["observation"])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_one_shard_illegal_action_is_the_engines_error(backend):
+    """k = 1 checks no action in the caller: the one shard's engine refuses an illegal one
+    with its own message (the same as the in-process env's), changes nothing and the env
+    goes on (same games; the keyed draws' step counter did not move)."""
+    ref = MCRBatchEnv(3, observe="packed")
+    o_ref, _ = ref.reset(seed=4)
+    with ShardedBatchEnv(3, observe="packed", num_workers=1, backend=backend) as env:
+        o, _ = env.reset(seed=4)
+        g, s = int(o["games"][0]), int(o["seats"][0])
+        legal = np.nonzero(o["action_mask"][g, s])[0]
+        assert_engine_errors(env, ref, o, g, s, (next(a for a in range(235) if a not in legal), -1))
+        assert not env.closed
+        for t in range(30):
+            o, *_ = env.step(per_game_actions(o, t))
+            o_ref, *_ = ref.step(per_game_actions(o_ref, t))
+            np.testing.assert_array_equal(o["observation"], o_ref["observation"])
+        o = env.step_random(3)[0]  # step 30: the refused steps did not count
+        acts = keyed_random_actions(o_ref["action_mask"], o_ref["to_act"], 3, 30)
+        np.testing.assert_array_equal(o["observation"], ref.step(acts)[0]["observation"])
 
 
 def _alive(pid: int) -> bool:
@@ -564,12 +592,35 @@ def test_error_in_a_worker_step_raises_and_cleans_up():
 
 
 def test_blocking_waits_give_the_same_games():
-    """``spin=0`` (every wait blocks at once) plays the same games; a bad spin raises."""
+    """``spin=0`` (every wait blocks at once) plays the same games, and ``wait_stats`` counts
+    every wait of both sides; a bad spin raises."""
     ref = random_trajectory(MCRBatchEnv(7, observe="packed", claim_round="options"), steps=60)
     kw = {"observe": "packed", "claim_round": "options", "num_workers": 3}
     with ShardedBatchEnv(7, spin=0.0, **kw) as env:
         assert env.spin == 0.0
         assert_same(random_trajectory(env, steps=60), ref)
+        # wait_stats: nothing polls; every wait the other side had not answered yet blocked
+        one, two = env.wait_stats()
+        for w in (one, two):
+            assert w["done"]["waits"] == 60  # the caller's waits for the 60 steps' answers
+            assert w["command"]["waits"] == 62  # reset, 60 steps, this query
+            for part in ("done", "command"):
+                st = w[part]
+                assert st["polled"] == 0 and st["poll_s"] == 0.0 and st["block_s"] >= 0.0
+                assert st["at_once"] + st["blocked"] == st["waits"]
+        assert one["chain"] is None  # shard 1 starts at the anchor: it never waits
+        assert two["chain"]["waits"] == 61 and two["chain"]["polled"] == 0  # reset + steps
+    with ShardedBatchEnv(7, **kw) as env:  # polling first (the default spin)
+        random_trajectory(env, steps=20)
+        for w in env.wait_stats():
+            for part in ("done", "command"):
+                st = w[part]
+                assert st["at_once"] + st["polled"] + st["blocked"] == st["waits"] > 0
+                assert st["poll_s"] >= 0.0 and st["block_s"] >= 0.0
+    with ShardedBatchEnv(7, backend="thread", **kw) as env:
+        assert env.wait_stats() == []
+    with pytest.raises(RuntimeError, match="closed"):
+        env.wait_stats()
     with pytest.raises(ValueError, match="spin"):
         ShardedBatchEnv(7, spin=-1.0, **kw)
 

@@ -50,7 +50,8 @@ of this process (``backend="thread"``). It contains no rules.
   worker is stopped and the shared memory is freed (the env is closed); so does an exception
   inside a shard, and a ``step`` interrupted (Ctrl-C) while the shards run closes the env. An
   illegal action is caught in the parent before any shard steps (same ``ValueError`` text as
-  the engine's, with the global table index), so no table changes.
+  the engine's, with the global table index), so no table changes (k = 1: by the one shard's
+  engine, which also refuses before it changes anything; the env stays open).
 
 Use it as a context manager or call :meth:`ShardedBatchEnv.close` (also run at garbage
 collection and interpreter exit). ``num_workers`` defaults to the CPUs this process may run on
@@ -609,16 +610,34 @@ class _Waiter:
     def __init__(self, spin: float):
         self.spin = self.budget = float(spin)
         self.count = 0
+        # counters (:meth:`stats`): waits, answered while polling, that blocked; wall seconds
+        self.waits = self.polled = self.blocked = 0
+        self.poll_s = self.block_s = 0.0
+
+    def stats(self) -> dict:
+        """``{"waits", "at_once", "polled", "blocked", "poll_s", "block_s"}``: waits so far,
+        those the other side had answered already, answered while polling, and that had to
+        block (each of which costs a wake-up: on an idle virtual CPU tens to hundreds of
+        microseconds), and the wall seconds spent polling and blocked."""
+        return {
+            "waits": self.waits,
+            "at_once": self.waits - self.polled - self.blocked,
+            "polled": self.polled,
+            "blocked": self.blocked,
+            "poll_s": round(self.poll_s, 6),
+            "block_s": round(self.block_s, 6),
+        }
 
     def wait(self, sem, check, slice_s: float) -> None:
         """Acquire ``sem``; while blocked, call ``check()`` every ``slice_s`` seconds (it
         raises when the other side is gone)."""
+        self.waits += 1
         if sem.acquire(False):
             return
         self.count += 1
         budget = self.spin if self.count % 256 == 0 else self.budget
+        clock = time.perf_counter
         if budget > 0.0:
-            clock = time.perf_counter
             t0, c0 = clock(), time.thread_time()
             end = t0 + budget
             while True:
@@ -630,12 +649,18 @@ class _Waiter:
                         self.budget = min(self.spin, 2.0 * budget)
                     else:  # descheduled while polling: the cores are oversubscribed
                         self.budget = max(self.spin / 64.0, 0.5 * budget)
+                    self.polled += 1
+                    self.poll_s += polled
                     return
                 if now >= end:
                     break
             self.budget = max(self.spin / 64.0, 0.5 * budget)
+            self.poll_s += now - t0
+        self.blocked += 1
+        t1 = clock()
         while not sem.acquire(True, slice_s):
             check()
+        self.block_s += clock() - t1
 
 
 class _ChainSlot:
@@ -745,6 +770,10 @@ def _worker_main(
                 return  # the parent is gone
             if cmd == "cpu":
                 conn.send(("ok", time.process_time()))
+                continue
+            if cmd == "waits":  # its command waits and the packed-offset chain's
+                chain = slot.waiter.stats() if slot is not None else None
+                conn.send(("ok", {"command": waiter.stats(), "chain": chain}))
                 continue
             if cmd == "reset" and packed:
                 arg["offset"] = slot
@@ -1038,6 +1067,13 @@ def _shutdown(
             shm.unlink()
         except FileNotFoundError:
             pass
+
+
+def _refused(name: str, msg: str) -> bool:
+    """Whether a shard's step error is its engine refusing an illegal action
+    (:meth:`MCREngine.step` with ``illegal_action="raise"``: a ValueError whose text starts
+    ``"illegal action "``, raised before any game changes)."""
+    return name == "ValueError" and msg.startswith("illegal action ")
 
 
 def _exit_text(code: int | None) -> str:
@@ -1342,6 +1378,8 @@ class ShardedBatchEnv:
             text = f"shard {i} (tables {lo}..{hi - 1}, local index = table - {lo}): {msg}"
             if exc_type is not None and what == "reset":
                 raise exc_type(text)
+            if self.num_workers == 1 and what == "step" and _refused(name, msg):
+                raise ValueError(msg)  # the engine's own text; it changed nothing
             self.close()
             raise WorkerError(
                 f"{what} failed in {text}; the env is closed. Worker traceback:\n{tb}"
@@ -1513,7 +1551,9 @@ class ShardedBatchEnv:
             RuntimeError: before ``reset`` or after ``close``.
             ValueError / TypeError: shape or dtype of ``actions``; an illegal action for an
                 acting seat (with ``illegal_action="raise"``; checked here, before any shard
-                steps, so no table changes; the message names the global table index).
+                steps, so no table changes; the message names the global table index, as
+                the engine's; with k = 1 the one shard's engine checks it, also before it
+                changes anything, and this scan of the masks is saved).
             WorkerError: a worker died or failed (the env is closed).
         """
         self._check_open()
@@ -1526,8 +1566,8 @@ class ShardedBatchEnv:
         if acts.dtype == bool or not np.issubdtype(acts.dtype, np.integer):
             raise TypeError(f"actions must be integer action ids, got dtype {acts.dtype}")
         np.copyto(v["actions"], acts, casting="unsafe")  # read by the workers on "step"
-        if self.config.illegal_action == "raise":
-            self._check_legal(acts)
+        if self.config.illegal_action == "raise" and self.num_workers > 1:
+            self._check_legal(acts)  # k = 1: the shard's engine refuses (_gather_replies)
         return self._step_shards("step", {})
 
     def step_random(self, seed: int = 0) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, dict]:
@@ -1563,8 +1603,8 @@ class ShardedBatchEnv:
         offsets = self._step_offsets()
         for i in range(self.num_workers):
             self._send(i, cmd, {**arg, "offset": offsets[i]})
-        self._steps += 1
         self._gather(range(self.num_workers), cmd)
+        self._steps += 1  # (not after a step the k = 1 shard's engine refused)
         obs = self._collect()
         out = self._out
         terminated = out("terminated")
@@ -1672,6 +1712,37 @@ class ShardedBatchEnv:
         time (``time.process_time``, its waits' polling included) or the thread time spent
         serving each shard's commands."""
         return [float(x) for x in self._all("cpu")]
+
+    def wait_stats(self) -> list[dict]:
+        """How the waits of the process backend went so far (a benchmark diagnostic: a wait
+        that has to block costs a wake-up, on an idle virtual CPU tens to hundreds of
+        microseconds, which polling for up to ``spin`` seconds avoids), one dict per worker
+        process (shards 1..k-1, in order): ``"done"``, the caller's waits for that worker's
+        step answers; ``"command"``, the worker's waits for its next command (every command,
+        this query's included: the time the caller spends between steps); ``"chain"``, with
+        packed observations and shards 2.., the worker's waits for the packed offset of the
+        shard before it (None otherwise). Each: ``waits``, ``at_once`` (answered before the
+        wait), ``polled`` (answered while polling), ``blocked``, ``poll_s`` and ``block_s``
+        (wall seconds). Empty for the thread backend and k = 1 (no worker process).
+
+        Raises:
+            RuntimeError: the env is closed. WorkerError: a worker died.
+        """
+        self._check_open()
+        if self.backend != "process" or self.num_workers == 1:
+            return []
+        workers = range(1, self.num_workers)
+        for i in workers:
+            self._send(i, "waits")
+        replies = self._gather(workers, "waits")
+        return [
+            {
+                "done": self._waiters[i].stats(),
+                "command": replies[i]["command"],
+                "chain": replies[i]["chain"] if i >= 2 else None,
+            }
+            for i in workers
+        ]
 
     # ------------------------------------------------------------------ lifetime
     def close(self) -> None:
