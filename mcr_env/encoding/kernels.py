@@ -100,27 +100,45 @@ _BOTZONE_SEGMENT = 34
 # (the row is zeroed first).
 
 try:  # compiled: unsigned offsets
-    import numba.extending  # noqa: F401
+    from numba.extending import overload as _overload
 
     _U = np.uintp
 except ImportError:  # the Botzone export's numba stand-in runs the kernels as plain Python:
     _U = int  # Python ints (numpy 1.x types np.uint64 + int as float, not an index)
+    _overload = None
 _U1 = _U(1)
 
 
-@njit(cache=True, nogil=True, inline="always")
 def _fill(flat, i, b, w, value):
     """``flat[i, b:b + w] = value`` (one channel of a row: a broadcast value); ``b``, ``w``
-    unsigned, ``w`` = 34. Byte rows (uint8) loop over the constant ``T`` columns, which LLVM
-    writes as a few vector stores (with the runtime bound it calls ``memset`` for every
-    channel); float32 rows over the runtime bound, which vectorizes (a constant bound is
-    unrolled into scalar stores there)."""
-    if flat.itemsize == 1:
-        for t in range(T):
-            flat[i, b + _U(t)] = value
-    else:
-        for t in range(w):
-            flat[i, b + t] = value
+    unsigned, ``w`` = 34. Compiled (an ``overload``, chosen by the row dtype when the kernel
+    is typed): byte rows (uint8) loop over the constant ``T`` columns, which LLVM writes as
+    a few vector stores; float32 rows over the runtime bound, which vectorizes (a constant
+    bound is unrolled into scalar stores there). (A run-time test of the item size compiled
+    both loops, and LLVM merged them into one ``memset`` call of a run-time length per
+    channel: about 10 calls per uint8 row, each spilling the vector registers.) Plain
+    Python (the Botzone export's numba stand-in): the loop over ``w``."""
+    for t in range(w):
+        flat[i, b + t] = value
+
+
+if _overload is not None:  # compiled: the row dtype picks the loop at typing time
+
+    @_overload(_fill, inline="always")
+    def _fill_compiled(flat, i, b, w, value):
+        if flat.dtype.bitwidth == 8:
+
+            def fill_bytes(flat, i, b, w, value):
+                for t in range(T):
+                    flat[i, b + _U(t)] = value
+
+            return fill_bytes
+
+        def fill_words(flat, i, b, w, value):
+            for t in range(w):
+                flat[i, b + t] = value
+
+        return fill_words
 
 
 @njit(cache=True, nogil=True, inline="always")
