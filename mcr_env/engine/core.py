@@ -381,6 +381,10 @@ class MCREngine:
                 ``(N, 144)`` (official) or ``(N, 136)`` (botzone) int tile ids, with N = B or N =
                 the number of reset games; in match mode also ``(N, 16, L)``, one per hand
                 (a ``(N, L)`` wall is then used for hand 1 only, later hands are seeded).
+                With ``seed`` too, the walls are dealt now and ``seed`` is the root seed of
+                the later seeded hands (match hands 2-16 after an ``(N, L)`` wall, the next
+                ``reset()``), exactly as after ``reset(seed=seed)``: the envs' ``reset(seed=...,
+                options={"walls": ...})`` stay reproducible beyond the given walls.
             games: optional ``(B,) bool``: reset only these games. The other games are left
                 untouched: state, masks, ``to_act``, and the outputs of the last step
                 (``rewards``, ``player_rewards``, ``hand_over``, ``terminated``,
