@@ -315,6 +315,9 @@ def test_sb3_actions_and_scripted_wall_dealer():
     assert venv.step(legal.reshape(4, 1))[1].shape == (4,)  # (N, 1) is fine
     hands = ["1112345678999m", "1112345678999p", "1112345678999s", "1112223334445z"]
     assert make_wall(hands, dealer=3).shape == (144,)
-    for dealer in (4, -1, 1.0, True):
+    for dealer in (4, -1):
         with pytest.raises(ValueError, match=f"dealer must be a seat 0..3, got {dealer!r}"):
+            make_wall(hands, dealer=dealer)
+    for dealer in (1.0, True):
+        with pytest.raises(TypeError, match=f"dealer must be a seat 0..3, got .* {dealer!r}"):
             make_wall(hands, dealer=dealer)

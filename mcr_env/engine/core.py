@@ -249,6 +249,21 @@ def score_cache_info() -> dict:
     }
 
 
+def _games_mask(games, b: int) -> np.ndarray:
+    """``games`` of :meth:`MCREngine.reset` / :meth:`MCREngine.step` as a ``(B,) bool`` array.
+
+    Raises:
+        TypeError: not a bool array.
+        ValueError: not of shape ``(B,)``.
+    """
+    sel = np.asarray(games)
+    if sel.dtype != bool:
+        raise TypeError(f"games must be a (B,) = ({b},) bool array, got dtype {sel.dtype}")
+    if sel.shape != (b,):
+        raise ValueError(f"games must be a (B,) = ({b},) bool array, got shape {sel.shape}")
+    return sel
+
+
 class MCREngine:
     """B games of MCR played in lockstep (docs/rules.md §2-§4).
 
@@ -403,9 +418,7 @@ class MCREngine:
             sel = None
             g = np.arange(b)
         else:
-            sel = np.asarray(games)
-            if sel.dtype != bool or sel.shape != (b,):
-                raise ValueError(f"games must be a (B,) = ({b},) bool array, got {sel.dtype}")
+            sel = _games_mask(games, b)
             g = np.flatnonzero(sel)
         # (index arrays rather than boolean masks below: a partial reset touches few games)
         if seed is not None:
@@ -559,9 +572,7 @@ class MCREngine:
             acts = np.ascontiguousarray(acts)
         partial = games is not None
         if partial:
-            active = np.asarray(games)
-            if active.dtype != bool or active.shape != (b,):
-                raise ValueError(f"games must be a (B,) = ({b},) bool array")
+            active = _games_mask(games, b)
             if not active.flags.c_contiguous:
                 active = np.ascontiguousarray(active)
         else:

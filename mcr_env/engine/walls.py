@@ -24,6 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
+from mcr_env._checks import check_int
 from mcr_env.tiles import code_to_tile, parse_tiles, tile_to_code
 
 OFFICIAL_TILES = np.concatenate([np.repeat(np.arange(34), 4), np.arange(34, 42)]).astype(np.int8)
@@ -310,10 +311,9 @@ def make_wall(
     Raises:
         ValueError: a hand is not 13 tiles, a tile is used more often than it exists, a flower
             in the botzone layout, a seat's botzone wall overflows, botzone ``replacements``
-            are given, or ``dealer`` is not a seat 0..3.
+            are given, or ``dealer`` is not a seat 0..3 (TypeError: not an int).
     """
-    if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < 4:
-        raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
+    check_int(dealer, "dealer", 0, 3, what="a seat 0..3")
     tiles = layout_tiles(layout)
     if len(hands) != 4:
         raise ValueError(f"hands must list four 13-tile hands, got {len(hands)}")
