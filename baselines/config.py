@@ -2,7 +2,9 @@
 
 Every config is a frozen dataclass with a default for each field; a YAML file only overrides
 fields. An unknown key anywhere is a :class:`ValueError` that lists the valid keys of that
-section, so a typo never silently falls back to a default.
+section, so a typo never silently falls back to a default; a number outside its range
+(:data:`RANGES`, e.g. ``ppo.iterations=-1``) is a :class:`ValueError` naming the key and the
+value.
 
 Sections of the top-level :class:`RunConfig` (``configs/default.yaml`` is the main job):
 
@@ -303,6 +305,94 @@ class RunConfig:
     """final evaluation (``eval.walls: 0`` skips it)."""
 
 
+@dataclass(frozen=True)
+class _Range:
+    """The allowed values of a number: ``lo <= x`` (``lo < x`` when ``lo_open``), likewise
+    ``hi``; ``None`` = unbounded."""
+
+    lo: float | None = None
+    hi: float | None = None
+    lo_open: bool = False
+    hi_open: bool = False
+
+    def __contains__(self, x: float) -> bool:
+        # written so that NaN is outside every range
+        if self.lo is not None and not (x > self.lo if self.lo_open else x >= self.lo):
+            return False
+        return self.hi is None or bool(x < self.hi if self.hi_open else x <= self.hi)
+
+    def __str__(self) -> str:
+        if self.hi is None:
+            return f"{'>' if self.lo_open else '>='} {self.lo}"
+        return (
+            f"in {'(' if self.lo_open else '['}{self.lo}, {self.hi}{')' if self.hi_open else ']'}"
+        )
+
+
+_COUNT = _Range(0)  # 0 = skip / none
+_SIZE = _Range(1)
+_POSITIVE = _Range(0, lo_open=True)
+_PROBABILITY = _Range(0, 1)
+_FRACTION = _Range(0, 1, hi_open=True)
+_WORKERS = _Range(-1)  # -1 = one per CPU, 0 = in this process
+
+RANGES: dict[str, _Range] = {
+    "seed": _COUNT,
+    "torch_threads": _SIZE,
+    "env.reward_scale": _POSITIVE,
+    "network.channels": _SIZE,
+    "network.blocks": _COUNT,
+    "network.hidden": _SIZE,
+    "bc.hands": _COUNT,
+    "bc.batch_envs": _SIZE,
+    "bc.epochs": _COUNT,
+    "bc.val_fraction": _FRACTION,
+    "bc.batch_size": _SIZE,
+    "bc.lr": _POSITIVE,
+    "bc.weight_decay": _COUNT,
+    "rpi.rounds": _COUNT,
+    "rpi.hands": _SIZE,
+    "rpi.branch_prob": _PROBABILITY,
+    "rpi.claim_branch_prob": _PROBABILITY,
+    "rpi.top_k": _Range(2),
+    "rpi.margin": _COUNT,
+    "rpi.adv_epochs": _COUNT,
+    "rpi.adv_lr": _POSITIVE,
+    "rpi.distill_epochs": _COUNT,
+    "rpi.distill_lr": _POSITIVE,
+    "rpi.batch_size": _SIZE,
+    "rpi.val_fraction": _FRACTION,
+    "ppo.iterations": _COUNT,
+    "ppo.num_envs": _SIZE,
+    "ppo.lr": _POSITIVE,
+    "ppo.gamma": _PROBABILITY,
+    "ppo.gae_lambda": _PROBABILITY,
+    "ppo.update_epochs": _SIZE,
+    "ppo.minibatch_size": _SIZE,
+    "ppo.clip_coef": _POSITIVE,
+    "ppo.ent_coef": _COUNT,
+    "ppo.kl_coef": _COUNT,
+    "ppo.value_warmup": _COUNT,
+    "ppo.policy_temperature": _POSITIVE,
+    "ppo.vf_coef": _COUNT,
+    "ppo.max_grad_norm": _POSITIVE,
+    "ppo.checkpoint_every": _SIZE,
+    "ppo.num_workers": _WORKERS,
+    "ppo.ray_actors": _SIZE,
+    "eval.walls": _COUNT,
+    "eval.batch_size": _SIZE,
+    "eval.num_workers": _WORKERS,
+    "eval.curve_walls": _COUNT,
+    "eval.curve_points": _SIZE,
+    "eval.selection_block": _COUNT,
+    "eval.report_block": _COUNT,
+}
+"""The allowed range of each numeric config key (dotted path), checked by :func:`from_dict`
+(so by :func:`load_config` and ``--set``): ``0`` where it means "skip" (``bc.hands``,
+``ppo.iterations``, ``eval.walls``...), ``-1`` for the ``num_workers`` keys (one worker per
+CPU). Constructing a dataclass directly does not check them."""
+
+
 def _resolve_type(cls: type, f: dataclasses.Field) -> Any:
     hints = typing.get_type_hints(cls)
     return hints[f.name]
@@ -357,7 +447,8 @@ def from_dict(cls: type, data: dict | None, *, where: str = "") -> Any:
         where: dotted prefix used in error messages.
 
     Raises:
-        ValueError: a key is not a field of ``cls`` (the message lists the valid keys).
+        ValueError: a key is not a field of ``cls`` (the message lists the valid keys), or a
+            number is outside its range (:data:`RANGES`; the message names the key).
         TypeError: a value has the wrong type.
     """
     data = {} if data is None else data
@@ -374,6 +465,9 @@ def from_dict(cls: type, data: dict | None, *, where: str = "") -> Any:
     for name, value in data.items():
         key = f"{where}.{name}" if where else name
         kwargs[name] = _coerce(value, _resolve_type(cls, fields[name]), key)
+        allowed = RANGES.get(key)
+        if allowed is not None and kwargs[name] not in allowed:
+            raise ValueError(f"config {key}: must be {allowed}, got {value!r}")
     return cls(**kwargs)
 
 
@@ -430,7 +524,8 @@ def load_config(path: str | Path | None, overrides: list[str] | tuple[str, ...] 
 
     Raises:
         FileNotFoundError: ``path`` does not exist.
-        ValueError / TypeError: unknown keys or wrong value types (see :func:`from_dict`).
+        ValueError / TypeError: unknown keys, wrong value types or values out of range (see
+            :func:`from_dict`).
     """
     data: dict = {}
     if path is not None:

@@ -18,6 +18,7 @@ import sys
 import time
 
 import numpy as np
+from bench_args import positive_int
 from bench_engine import _meta, _rates
 
 from baselines.agents import LookaheadAgent, RandomAgent, RuleBasedAgent
@@ -77,9 +78,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--agents", nargs="+", default=["rule", "rule-defensive", "random"], choices=sorted(AGENTS)
     )
-    ap.add_argument("--batch", type=int, nargs="+", default=[256])
-    ap.add_argument("--hands", type=int, default=1024, help="hands per (agent, batch, round)")
-    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--batch", type=positive_int, nargs="+", default=[256])
+    ap.add_argument(
+        "--hands", type=positive_int, default=1024, help="hands per (agent, batch, round)"
+    )
+    ap.add_argument("--rounds", type=positive_int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     meta = _meta()

@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import numpy as np  # noqa: E402
+from bench_args import positive_int  # noqa: E402
 from bench_engine import _meta  # noqa: E402
 
 SELFPLAY = """
@@ -183,13 +184,13 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="mode", required=True)
     e = sub.add_parser("export")
-    e.add_argument("--games", type=int, default=20)
+    e.add_argument("--games", type=positive_int, default=20)
     d = sub.add_parser("duplicate")
     d.add_argument("--cmd", required=True, help="the outside bot's command")
     d.add_argument("--io", default="json", choices=["json", "simple"])
-    d.add_argument("--walls", type=int, default=200)
+    d.add_argument("--walls", type=positive_int, default=200)
     d.add_argument("--agent", default="rule", help="random | rule | checkpoint.pt")
-    d.add_argument("--batch", type=int, default=16, help="games at once")
+    d.add_argument("--batch", type=positive_int, default=16, help="games at once")
     args = p.parse_args(argv)
     if args.mode == "export":
         row = bench_export(args.games)

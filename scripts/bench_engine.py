@@ -45,6 +45,7 @@ import sys
 import time
 
 import numpy as np
+from bench_args import nonnegative_int, positive_float, positive_int
 
 from mcr_env.engine import MCREngine, RulesConfig, score_cache_info
 from mcr_env.engine.greedy import greedy_actions as _greedy
@@ -969,7 +970,7 @@ def _split_label(label: str) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024, 4096])
+    ap.add_argument("--batch", type=positive_int, nargs="+", default=[1, 64, 1024, 4096])
     ap.add_argument(
         "--policy",
         nargs="+",
@@ -978,7 +979,7 @@ def main(argv: list[str] | None = None) -> None:
         help="uniform: drawn in the caller; uniform_env: drawn inside the env (env path; "
         "ShardedBatchEnv.step_random); greedy: compiled greedy play (in process only)",
     )
-    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--seconds", type=positive_float, default=10.0)
     ap.add_argument("--layout", default="official", choices=["official", "botzone"])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(
@@ -1002,7 +1003,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument(
         "--workers",
-        type=int,
+        type=nonnegative_int,
         nargs="+",
         default=None,
         help="env path as k shards for each k given (0 = in-process), on every --backends; "
@@ -1024,7 +1025,9 @@ def main(argv: list[str] | None = None) -> None:
         help="process backend: ShardedBatchEnv spin values (seconds a wait polls before it "
         "blocks; default: its default); several: rows of each, backend 'process/spin=S'",
     )
-    ap.add_argument("--repeat", type=int, default=1, help="rounds of the interleaved --workers")
+    ap.add_argument(
+        "--repeat", type=positive_int, default=1, help="rounds of the interleaved --workers"
+    )
     ap.add_argument(
         "--obs-dtype",
         nargs="+",
@@ -1034,7 +1037,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument(
         "--lockstep",
-        type=int,
+        type=nonnegative_int,
         default=300,
         help="with --workers: also time every (k, backend) env in lockstep on the same games "
         "for this many steps (bench_lockstep: overhead and speed-ups robust to a loaded "

@@ -20,27 +20,17 @@ trees by running this script alternately with each on ``PYTHONPATH``, pinned to 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import time
-from pathlib import Path
 
 import numpy as np
+from bench_args import nonnegative_int, positive_float, positive_int
+from bench_engine import _meta
 
 from mcr_env.engine.sampling import sample_legal_actions
 from mcr_env.envs.batch import MCRBatchEnv
 
 PARTS = ("policy", "engine", "reset", "encode", "glue")
-
-
-def _meta() -> dict:
-    """``scripts/bench_engine.py``'s machine, versions and commit keys."""
-    spec = importlib.util.spec_from_file_location(
-        "bench_engine", Path(__file__).resolve().parent / "bench_engine.py"
-    )
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod._meta()
 
 
 def split_env_step(
@@ -127,11 +117,11 @@ def split_env_step(
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--batch", type=int, nargs="+", default=[1024])
+    ap.add_argument("--batch", type=positive_int, nargs="+", default=[1024])
     ap.add_argument("--obs-dtype", nargs="+", default=["float32", "uint8"])
     ap.add_argument("--claim-round", default="options", choices=["options", "all"])
-    ap.add_argument("--seconds", type=float, default=6.0)
-    ap.add_argument("--warmup-steps", type=int, default=300)
+    ap.add_argument("--seconds", type=positive_float, default=6.0)
+    ap.add_argument("--warmup-steps", type=nonnegative_int, default=300)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     meta = _meta()

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from bench_args import nonnegative_int, positive_float, positive_int
 
 import baselines.features  # noqa: F401  (registers planes-v0+rule-v0)
 from baselines.config import NetworkConfig
@@ -271,8 +272,8 @@ def bench(backend: str, args, net, inet, k: int) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--batch", type=int, default=512, help="tables per rollout")
-    ap.add_argument("--seconds", type=float, default=20.0, help="per row")
+    ap.add_argument("--batch", type=positive_int, default=512, help="tables per rollout")
+    ap.add_argument("--seconds", type=positive_float, default=20.0, help="per row")
     ap.add_argument(
         "--backends",
         nargs="+",
@@ -280,32 +281,46 @@ def main(argv: list[str] | None = None) -> None:
         choices=["inprocess", "sharded", "threaded", "ray"],
     )
     ap.add_argument(
-        "--workers", type=int, nargs="+", default=[1, 2], help="sharded, threaded: k values"
+        "--workers",
+        type=positive_int,
+        nargs="+",
+        default=[1, 2],
+        help="sharded, threaded: k values",
     )
-    ap.add_argument("--actors", type=int, default=2, help="ray: actors")
+    ap.add_argument("--actors", type=positive_int, default=2, help="ray: actors")
     ap.add_argument("--ray-address", default=None, help="existing Ray cluster (ray.init address)")
-    ap.add_argument("--ray-cpus", type=int, default=None, help="CPUs of a local Ray instance")
-    ap.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
+    ap.add_argument(
+        "--ray-cpus", type=positive_int, default=None, help="CPUs of a local Ray instance"
+    )
+    ap.add_argument("--threads", type=positive_int, default=1, help="torch intra-op threads")
     ap.add_argument("--device", default="auto")
-    ap.add_argument("--block-rows", type=int, default=DEFAULT_BLOCK_ROWS)
+    ap.add_argument("--block-rows", type=positive_int, default=DEFAULT_BLOCK_ROWS)
     ap.add_argument("--inference", default="fused", choices=["fused", "eager", "frozen"])
     ap.add_argument(
-        "--channels", type=int, default=NetworkConfig.channels, help="0 = no network (uniform)"
+        "--channels",
+        type=nonnegative_int,
+        default=NetworkConfig.channels,
+        help="0 = no network (uniform)",
     )
-    ap.add_argument("--blocks", type=int, default=NetworkConfig.blocks)
-    ap.add_argument("--hidden", type=int, default=NetworkConfig.hidden, help="value head width")
+    ap.add_argument("--blocks", type=nonnegative_int, default=NetworkConfig.blocks)
+    ap.add_argument(
+        "--hidden", type=positive_int, default=NetworkConfig.hidden, help="value head width"
+    )
     ap.add_argument(
         "--encoder",
         default="planes-v0",
         help="observation encoder id (planes-v0+rule-v0 = the make-run default's)",
     )
-    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--repeat", type=positive_int, default=1)
     ap.add_argument(
-        "--project-cores", type=int, default=16, help="cores of the projection row (0 = none)"
+        "--project-cores",
+        type=nonnegative_int,
+        default=16,
+        help="cores of the projection row (0 = none)",
     )
     ap.add_argument(
         "--gpu-tflops",
-        type=float,
+        type=positive_float,
         default=5.0,
         help="assumed sustained GPU float32 TFLOP/s of the projection (an RTX 3090 peaks at 35)",
     )

@@ -15,6 +15,7 @@ import time
 from importlib import metadata
 
 import numpy as np
+from bench_args import positive_int
 
 from mcr_env.scoring import score_win
 from mcr_env.scoring.evaluate import clear_caches
@@ -34,7 +35,9 @@ def _commit() -> str:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--hands", type=int, default=20000, help="number of random winning hands")
+    ap.add_argument(
+        "--hands", type=positive_int, default=20000, help="number of random winning hands"
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--profile", default="botzone", choices=["botzone", "mcr"])
     args = ap.parse_args(argv)

@@ -23,6 +23,7 @@ import subprocess
 import time
 
 import numpy as np
+from bench_args import positive_int
 
 t0 = time.perf_counter()
 sh = importlib.import_module("mcr_env.scoring.shanten")  # the module (the package's
@@ -85,12 +86,12 @@ def _rate(fn, items, min_time: float = 1.0) -> float:
             return done / elapsed
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hands", type=int, default=20000, help="single-hand sample size")
-    parser.add_argument("--batch", type=int, default=4096, help="rows per batched call")
+    parser.add_argument("--hands", type=positive_int, default=20000, help="single-hand sample size")
+    parser.add_argument("--batch", type=positive_int, default=4096, help="rows per batched call")
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
 
     t = time.perf_counter()

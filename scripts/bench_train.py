@@ -17,6 +17,7 @@ import time
 
 import numpy as np
 import torch
+from bench_args import positive_float, positive_int
 from bench_engine import _meta
 
 from baselines.config import NetworkConfig
@@ -66,21 +67,37 @@ def bench_size(cfg: NetworkConfig, threads: int, batch: int, seconds: float) -> 
     }
 
 
+def network_size(text: str) -> tuple[int, int]:
+    """An argparse ``type``: ``CHANNELSxBLOCKS`` (e.g. ``32x2``) as ``(channels >= 1,
+    blocks >= 0)``; raises argparse.ArgumentTypeError otherwise."""
+    parts = text.lower().split("x")
+    try:
+        ch, bl = (int(x) for x in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected CHANNELSxBLOCKS, got {text!r}") from None
+    if ch < 1 or bl < 0:
+        raise argparse.ArgumentTypeError(f"need channels >= 1 and blocks >= 0, got {text!r}")
+    return ch, bl
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument(
-        "--sizes", nargs="+", default=["64x4", "32x2", "32x1", "16x1"], help="CHANNELSxBLOCKS"
+        "--sizes",
+        type=network_size,
+        nargs="+",
+        default=[(64, 4), (32, 2), (32, 1), (16, 1)],
+        help="CHANNELSxBLOCKS",
     )
-    ap.add_argument("--hidden", type=int, default=128)
-    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--batch", type=int, default=512)
-    ap.add_argument("--seconds", type=float, default=5.0)
-    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--hidden", type=positive_int, default=128)
+    ap.add_argument("--threads", type=positive_int, nargs="+", default=[1, 2])
+    ap.add_argument("--batch", type=positive_int, default=512)
+    ap.add_argument("--seconds", type=positive_float, default=5.0)
+    ap.add_argument("--rounds", type=positive_int, default=1)
     args = ap.parse_args(argv)
     meta = {**_meta(), "torch": torch.__version__}
     for r in range(args.rounds):
-        for size in args.sizes:
-            ch, bl = (int(x) for x in size.lower().split("x"))
+        for ch, bl in args.sizes:
             for th in args.threads:
                 cfg = NetworkConfig(channels=ch, blocks=bl, hidden=args.hidden)
                 row = {

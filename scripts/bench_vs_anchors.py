@@ -29,6 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_args import positive_float, positive_int  # noqa: E402
 from bench_engine import _meta, bench_engine  # noqa: E402
 
 
@@ -80,8 +81,8 @@ def bench_riichienv(seconds: float, seed: int = 0) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--seconds", type=float, default=10.0)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--seconds", type=positive_float, default=10.0)
+    ap.add_argument("--rounds", type=positive_int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     meta = _meta()

@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location(
-        "bench_env_split", ROOT / "scripts" / "bench_env_split.py"
-    )
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from script_helpers import load_script
 
 
 def test_split_rows_add_up(capsys):
-    mod = _script()
+    mod = load_script("bench_env_split")
     mod.main(
         [
             "--batch",

@@ -10,6 +10,7 @@ from collections import Counter
 import numpy as np
 import pytest
 from botzone_helpers import Eager
+from script_helpers import load_script
 
 from baselines.agents import RandomAgent
 from mcr_env.botzone.bot import BOTZONE_RULES
@@ -240,22 +241,11 @@ def test_bc_dataset_is_the_decisions_of_all_four_seats():
 
 
 def test_logs_script_replays_and_writes_records_and_a_dataset(tmp_path, capsys):
-    import importlib.util
-    from pathlib import Path
-
     from mcr_env.engine.records import read_records, write_records
-
-    root = Path(__file__).resolve().parent.parent
-
-    def script(name):
-        spec = importlib.util.spec_from_file_location(name, root / "scripts" / f"{name}.py")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        return mod
 
     records = _games(12, seed=21)
     write_records(tmp_path / "ours.jsonl", records)
-    logs = script("botzone_logs")
+    logs = load_script("botzone_logs")
     assert logs.main(["write", str(tmp_path / "ours.jsonl"), "--out", str(tmp_path / "d.txt")]) == 0
     text = (tmp_path / "d.txt").read_text().splitlines()
     text[text.index(next(t for t in text if t.startswith("Score")))] = "Score 9 9 9 9"

@@ -152,7 +152,9 @@ def _play_and_check(py, zpath, net, games: int, tmp_path) -> dict:
     actions equal the torch policy's and its plain-Python engine the compiled engine's."""
     dump = tmp_path / "decisions.npz"
     res = subprocess.run(
-        [str(py), "-c", DRIVER, str(zpath), str(dump), str(games)],
+        # a RuntimeWarning is an error: numpy scalar arithmetic that overflows (the bot's
+        # kernels run as plain Python) warned on stderr of a Botzone bot before
+        [str(py), "-W", "error::RuntimeWarning", "-c", DRIVER, str(zpath), str(dump), str(games)],
         capture_output=True,
         text=True,
         timeout=600,
@@ -194,7 +196,7 @@ def test_exported_zip_plays_in_a_fresh_venv_as_the_torch_policy(tmp_path, fresh_
     # the bot itself: one request on stdin, one answer (start-up time included)
     t = time.perf_counter()
     out = subprocess.run(
-        [str(fresh_venv), str(zpath), "--once"],
+        [str(fresh_venv), "-W", "error::RuntimeWarning", str(zpath), "--once"],
         input="1\n0 2 1\n",
         capture_output=True,
         text=True,

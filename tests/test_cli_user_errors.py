@@ -15,7 +15,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from test_eval import _script
+from script_helpers import load_script
 
 from mcr_env.play import html, terminal
 
@@ -32,7 +32,7 @@ def _one_line(err: str, prefix: str) -> str:
 def test_replay_missing_and_empty_files(capsys, tmp_path):
     """Reproducer: ``replay.py nofile.jsonl`` was a FileNotFoundError traceback; an empty
     file with ``--index 0`` said ``--index 0 out of range 0..-1``."""
-    replay = _script("replay")
+    replay = load_script("replay")
     missing = tmp_path / "nofile.jsonl"
     assert replay.main([str(missing)]) == 1
     msg = _one_line(capsys.readouterr().err, "error: ")
@@ -53,7 +53,7 @@ def test_mcr_view_empty_file_and_unwritable_out(capsys, tmp_path):
     assert html.main([str(empty)]) == 2
     assert _one_line(capsys.readouterr().err, "mcr-view: error: ") == f"{empty} holds no records"
     records = tmp_path / "one.jsonl"
-    assert _script("record").main(["--games", "1", "--no-progress", "--out", str(records)]) == 0
+    assert load_script("record").main(["--games", "1", "--no-progress", "--out", str(records)]) == 0
     capsys.readouterr()
     blocker = tmp_path / "file"
     blocker.write_text("")
@@ -111,7 +111,7 @@ def test_mcr_play_bad_seed_and_missing_bot(capsys, argv, message):
 def test_botzone_bot_bad_input_is_one_line(capsys, monkeypatch, text, message):
     """Reproducer: malformed requests were RequestError/JSONDecodeError tracebacks."""
     monkeypatch.setattr("sys.stdin", io.StringIO(text))
-    assert _script("botzone_bot").main(["--agent", "random", "--once"]) == 2
+    assert load_script("botzone_bot").main(["--agent", "random", "--once"]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
     assert _one_line(captured.err, "botzone_bot.py: error: ").startswith(message)
@@ -128,7 +128,7 @@ def test_a_file_that_is_not_a_checkpoint(capsys, tmp_path):
         load_checkpoint(bad)
     assert str(err.value).startswith(f"{bad} is not a torch checkpoint (")
     out = tmp_path / "bot.zip"
-    assert _script("export_botzone").main([str(bad), "--out", str(out)]) == 2
+    assert load_script("export_botzone").main([str(bad), "--out", str(out)]) == 2
     msg = _one_line(capsys.readouterr().err, "export_botzone.py: error: ")
     assert msg.startswith(f"checkpoint {str(bad)!r}: {bad} is not a torch checkpoint (")
     assert not out.exists()
@@ -187,7 +187,7 @@ def test_checkpoints_on_different_observations(capsys, tmp_path):
     ]
     result = game.play()
     assert not result["quit"] and out[-1] == "game over"
-    status = _script("record").main(["--agents", f"{look},{planes}", "--out", str(tmp_path)])
+    status = load_script("record").main(["--agents", f"{look},{planes}", "--out", str(tmp_path)])
     assert status == 2
     assert _one_line(capsys.readouterr().err, "record.py: error: ") == (
         "--agents read different observations: ['planes-v0', 'planes-v0+look-v0']"
@@ -200,7 +200,7 @@ def test_botzone_bot_encodes_what_the_agent_reads(capsys, monkeypatch, tmp_path)
     ckpt = _checkpoint(tmp_path / "final.pt")
     text = json.dumps({"requests": ["0 0 0", DEAL, "2 J1"], "responses": ["PASS", "PASS"]})
     monkeypatch.setattr("sys.stdin", io.StringIO(text + "\n"))
-    assert _script("botzone_bot").main(["--agent", str(ckpt), "--once"]) == 0
+    assert load_script("botzone_bot").main(["--agent", str(ckpt), "--once"]) == 0
     answer = json.loads(capsys.readouterr().out)["response"]
     assert answer.split()[0] == "PLAY" and answer.split()[1] in DEAL.split()[5:] + ["J1"]
 
@@ -212,6 +212,7 @@ def test_botzone_bot_encodes_what_the_agent_reads(capsys, monkeypatch, tmp_path)
         (["--set", "ppo.foo=1"], "unknown key(s) ['foo'] in section 'ppo' (PPOConfig); valid"),
         (["--set", "ppo.lr=abc"], "ppo.lr: expected a number, got 'abc'"),
         (["--set", "ppo.lr"], "override 'ppo.lr' must look like section.key=value"),
+        (["--set", "ppo.iterations=-1"], "config ppo.iterations: must be >= 0, got -1"),
     ],
 )
 def test_train_config_errors_are_one_line(capsys, argv, message):
@@ -219,7 +220,7 @@ def test_train_config_errors_are_one_line(capsys, argv, message):
     if argv[0] == "--set":
         argv = ["--config", str(ROOT / "configs" / "smoke.yaml"), *argv]
     with pytest.raises(SystemExit) as ex:
-        _script("train").main(argv)
+        load_script("train").main(argv)
     assert ex.value.code == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and message in err.splitlines()[-1]
@@ -314,6 +315,9 @@ def test_sb3_actions_and_scripted_wall_dealer():
     assert venv.step(legal.reshape(4, 1))[1].shape == (4,)  # (N, 1) is fine
     hands = ["1112345678999m", "1112345678999p", "1112345678999s", "1112223334445z"]
     assert make_wall(hands, dealer=3).shape == (144,)
-    for dealer in (4, -1, 1.0, True):
+    for dealer in (4, -1):
         with pytest.raises(ValueError, match=f"dealer must be a seat 0..3, got {dealer!r}"):
+            make_wall(hands, dealer=dealer)
+    for dealer in (1.0, True):
+        with pytest.raises(TypeError, match=f"dealer must be a seat 0..3, got .* {dealer!r}"):
             make_wall(hands, dealer=dealer)

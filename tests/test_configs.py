@@ -3,6 +3,7 @@ from pathlib import Path
 import pytest
 
 from baselines.config import (
+    RANGES,
     BCConfig,
     RunConfig,
     apply_overrides,
@@ -72,3 +73,49 @@ def test_overrides(tmp_path):
         apply_overrides({}, ["ppo.iterations"])
     with pytest.raises(ValueError, match="valid keys"):
         load_config(path, ["ppo.iters=3"])
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("ppo.iterations=-1", "config ppo.iterations: must be >= 0, got -1"),
+        ("ppo.num_envs=0", "config ppo.num_envs: must be >= 1, got 0"),
+        ("ppo.lr=0", "config ppo.lr: must be > 0, got 0"),
+        ("bc.lr=-1e-3", "config bc.lr: must be > 0, got -0.001"),
+        ("ppo.lr=nan", "config ppo.lr: must be > 0, got nan"),
+        ("ppo.gamma=1.5", "config ppo.gamma: must be in [0, 1], got 1.5"),
+        ("bc.val_fraction=1", "config bc.val_fraction: must be in [0, 1), got 1"),
+        ("rpi.top_k=1", "config rpi.top_k: must be >= 2, got 1"),
+        ("eval.num_workers=-2", "config eval.num_workers: must be >= -1, got -2"),
+        ("eval.walls=-5", "config eval.walls: must be >= 0, got -5"),
+        ("torch_threads=0", "config torch_threads: must be >= 1, got 0"),
+        ("network.channels=0", "config network.channels: must be >= 1, got 0"),
+    ],
+)
+def test_out_of_range_values_name_the_key_and_the_value(override, message):
+    """Reproducer: ``ppo.iterations=-1`` (and every other range) was accepted by the loader."""
+    with pytest.raises(ValueError) as e:
+        load_config(ROOT / "configs" / "smoke.yaml", [override])
+    assert str(e.value) == message
+
+
+def test_range_boundaries_are_accepted():
+    cfg = load_config(
+        None,
+        ["ppo.iterations=0", "eval.num_workers=-1", "ppo.num_workers=-1", "ppo.gamma=1"]
+        + ["bc.val_fraction=0", "bc.hands=0", "rpi.top_k=2", "network.blocks=0", "seed=0"],
+    )
+    assert (cfg.ppo.iterations, cfg.eval.num_workers, cfg.ppo.num_workers) == (0, -1, -1)
+    assert (cfg.ppo.gamma, cfg.bc.val_fraction, cfg.rpi.top_k) == (1.0, 0.0, 2)
+
+
+def test_every_range_names_a_numeric_field_and_holds_its_default():
+    """The table cannot name a key that does not exist (a typo would check nothing), and the
+    defaults are in range."""
+    default = RunConfig()
+    for key, allowed in RANGES.items():
+        node = default
+        for part in key.split("."):
+            node = getattr(node, part)
+        assert type(node) in (int, float), key
+        assert node in allowed, (key, node)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from script_helpers import load_script
+
 from mcr_env.engine.core import match_hand_layout
 from mcr_env.scoring import (
     FAN_IMPLIES,
@@ -111,11 +113,6 @@ def test_section_8_seating_table_equals_match_hand_layout():
 
 
 def test_gen_rules_docs_check_passes(capsys):
-    import importlib.util
-
-    path = ROOT / "scripts" / "gen_rules_docs.py"
-    spec = importlib.util.spec_from_file_location("gen_rules_docs", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("gen_rules_docs")
     assert mod.main(["--check"]) == 0
     assert "up to date" in capsys.readouterr().out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 from engine_helpers import random_actions
 
 from mcr_env.engine import MCREngine, RulesConfig, seeded_walls
@@ -115,3 +116,28 @@ def test_partial_reset_drops_the_hu_cache_of_reset_games_only():
     for gi, si in eng._hu:
         if gi == g0:
             assert eng.legal_mask[gi, si, HU]  # only entries of the new hand remain
+
+
+def test_reset_with_seed_and_walls_deals_the_walls_and_seeds_the_later_hands():
+    """``reset(seed=s, walls=w)``: ``w`` is dealt now and ``s`` is the root seed of the later
+    seeded hands (match hands 2-16 after an ``(N, L)`` wall, the next ``reset()``), exactly as
+    after ``reset(seed=s)``; the Gymnasium and PettingZoo envs rely on this for
+    ``reset(seed=..., options={"walls": ...})``. A seed that is not an int is still refused."""
+    games = np.arange(2)
+    w = seeded_walls("official", 7, games, [3, 3], [0, 0])
+    eng = MCREngine(2, RulesConfig(illegal_action="penalize", match="match"))
+    ref = MCREngine(2, RulesConfig(illegal_action="penalize", match="match"))
+    eng.reset(seed=5, walls=w)
+    ref.reset(seed=5)
+    np.testing.assert_array_equal(eng.state.wall[:, :144], w)
+    _penalize_all(eng)
+    _penalize_all(ref)
+    hand2 = seeded_walls("official", 5, games, [0, 0], [1, 1])
+    np.testing.assert_array_equal(eng.state.wall[:, :144], hand2)
+    np.testing.assert_array_equal(ref.state.wall, eng.state.wall)
+    eng.reset()
+    np.testing.assert_array_equal(
+        eng.state.wall[:, :144], seeded_walls("official", 5, games, [1, 1], [0, 0])
+    )
+    with pytest.raises(TypeError, match="seed must be an int or None, got str"):
+        eng.reset(seed="5", walls=w)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from script_helpers import load_script
 
 from mcr_env.engine import GameState, MCREngine, Phase, RulesConfig, make_wall
 from mcr_env.engine.actions import (
@@ -618,17 +617,9 @@ def test_render_hand_result_and_record(one_record):
     assert blocks == [line, render_engine(eng)]
 
 
-def _script(name: str):
-    path = Path(__file__).resolve().parent.parent / "scripts" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"_script_{name}", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_record_and_replay_scripts(tmp_path, capsys):
     out = tmp_path / "r.jsonl"
-    summary = _script("record").run(
+    summary = load_script("record").run(
         ["--games", "5", "--batch-size", "2", "--seed", "9", "--out", str(out), "--no-progress"]
     )
     assert summary["games"] == 5 and summary["hands"] == 5
@@ -640,7 +631,7 @@ def test_record_and_replay_scripts(tmp_path, capsys):
         (1, 1),
         (0, 2),
     ]
-    replay_main = _script("replay").main
+    replay_main = load_script("replay").main
     capsys.readouterr()
     assert replay_main([str(out)]) == 0
     lines = capsys.readouterr().out.splitlines()

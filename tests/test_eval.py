@@ -3,6 +3,7 @@ import sys
 
 import numpy as np
 import pytest
+from script_helpers import load_script
 
 from baselines.agents import RandomAgent, RuleBasedAgent
 from mcr_env.eval import duplicate_evaluate, make_walls, seat_permutations, write_results
@@ -130,18 +131,6 @@ def test_play_games_names_the_agent_game_seat_and_action():
         play_games(eng, [_OutOfRange()], np.zeros((2, 4), dtype=int))
 
 
-def _script(name):
-    """The module of ``scripts/<name>.py`` (scripts are not a package)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parent.parent / "scripts" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"_script_{name}", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.mark.parametrize(
     ("script", "argv", "message"),
     [
@@ -180,7 +169,7 @@ def test_scripts_report_user_errors_in_one_line(capsys, tmp_path, script, argv, 
     bad_pt = tmp_path / "bad.pt"
     bad_pt.write_text("not a checkpoint\n")
     argv = [str(bad_pt) if a == "BAD_PT" else a for a in argv]
-    status = _script(script).main([*argv, "--out", str(tmp_path / "o")])
+    status = load_script(script).main([*argv, "--out", str(tmp_path / "o")])
     out, err = capsys.readouterr()
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith(f"{script}.py: error: ") and message in err
@@ -199,7 +188,7 @@ def test_scripts_report_an_unwritable_out_in_one_line(capsys, tmp_path, script, 
     blocker = tmp_path / "file"
     blocker.write_text("")
     out = blocker / ("o" if script == "evaluate" else "o.jsonl")
-    status = _script(script).main([*argv, "--out", str(out)])
+    status = load_script(script).main([*argv, "--out", str(out)])
     captured = capsys.readouterr()
     assert status == 2 and "Traceback" not in captured.err
     assert captured.err.startswith(f"{script}.py: error: --out {str(out)!r}: cannot write {what}")

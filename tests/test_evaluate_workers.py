@@ -3,22 +3,13 @@ for agents without mutable state; a bad value is a one-line usage error."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _evaluate():
-    spec = importlib.util.spec_from_file_location("evaluate", ROOT / "scripts" / "evaluate.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from script_helpers import load_script
 
 
 def _args(out: Path, workers: int) -> list[str]:
@@ -29,7 +20,7 @@ def _args(out: Path, workers: int) -> list[str]:
 
 
 def test_workers_give_the_in_process_results(tmp_path, capsys):
-    ev = _evaluate()
+    ev = load_script("evaluate")
     ref = ev.run(_args(tmp_path / "w0", 0))
     got = ev.run(_args(tmp_path / "w2", 2))  # 8 games in 2 batches, one per process
     for f in ("seats", "points", "winner_pos", "payer_pos", "end_reason", "placement"):
@@ -42,13 +33,13 @@ def test_workers_give_the_in_process_results(tmp_path, capsys):
 
 
 def test_bad_workers_is_a_usage_error(capsys):
-    assert _evaluate().main(["--agent", "rule", "--workers", "-2"]) == 2
+    assert load_script("evaluate").main(["--agent", "rule", "--workers", "-2"]) == 2
     assert "evaluate.py: error: --workers must be >= -1, got -2" in capsys.readouterr().err
 
 
 def test_help_lists_workers(capsys):
     with pytest.raises(SystemExit):
-        _evaluate().main(["--help"])
+        load_script("evaluate").main(["--help"])
     assert "--workers WORKERS" in capsys.readouterr().out
 
 
@@ -56,5 +47,5 @@ def test_workers_with_an_outside_bot_is_a_usage_error(capsys):
     """Outside bot processes (``cmd:``) cannot be copied into worker processes."""
     # (the interpreter's full path: the bot program must exist, and ``python`` need not)
     argv = ["--agent", "rule", "--opponent", f"cmd:{sys.executable} -c pass", "--workers", "2"]
-    assert _evaluate().main(argv) == 2
+    assert load_script("evaluate").main(argv) == 2
     assert "--workers needs agents without outside processes (cmd:)" in capsys.readouterr().err

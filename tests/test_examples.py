@@ -3,22 +3,17 @@ returns what it printed), so the examples never rot; the MaskablePPO run must al
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 
 import pytest
+from script_helpers import load_script
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up there
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script(name, "examples")
 
 
 def test_every_example_is_smoke_tested():

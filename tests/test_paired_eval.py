@@ -3,25 +3,17 @@ on a few walls: self-play reads 0, two spellings of one agent differ by exactly 
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
+from script_helpers import load_script
 
 from baselines.agents import LookaheadAgent
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location(
-        "paired_eval", ROOT / "scripts" / "paired_eval.py"
-    )
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("paired_eval")
 
 
 def test_lookahead_variant_specs(script):

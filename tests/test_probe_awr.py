@@ -4,25 +4,19 @@ branch samples say and not at all without them (tiny network, synthetic pairs)."
 from __future__ import annotations
 
 import copy
-import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from script_helpers import load_script
 
 from baselines.config import NetworkConfig
 from baselines.network import PolicyValueNet
 
-ROOT = Path(__file__).resolve().parent.parent
-
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location("probe_awr", ROOT / "scripts" / "probe_awr.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("probe_awr")
 
 
 def _data(diff):

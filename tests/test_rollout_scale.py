@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import torch
+from script_helpers import load_script
 
 from baselines.config import EnvConfig, NetworkConfig, PPOConfig
 from baselines.network import PolicyValueNet
@@ -206,14 +207,9 @@ def test_ray_backend_matches_in_process(reference, ppo_reference):
 
 def test_bench_rollout_script_prints_rows(capsys):
     """scripts/bench_rollout.py with tiny budgets: one JSON row per backend and worker count."""
-    import importlib.util
     import json
-    from pathlib import Path
 
-    path = Path(__file__).resolve().parent.parent / "scripts" / "bench_rollout.py"
-    spec = importlib.util.spec_from_file_location("bench_rollout", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("bench_rollout")
     argv = ["--batch", "3", "--seconds", "0.05", "--channels", "8", "--blocks", "1"]
     enc = ["--encoder", "planes-v0+rule-v0"]  # the make-run default's (84 channels)
     mod.main([*argv, *enc, "--backends", "inprocess", "sharded", "threaded", "--workers", "2"])

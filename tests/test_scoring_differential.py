@@ -14,6 +14,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from script_helpers import load_script
 
 from mcr_env.scoring import score_win
 from mcr_env.testing import (
@@ -96,14 +97,9 @@ def test_mcr_differs_from_botzone_only_by_section7_items():
 
 def test_diff_script_with_profiles(capsys):
     """scripts/diff_scoring.py --profiles: the long run's JSON summary (a short run here)."""
-    import importlib.util
     import json
-    from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "scripts" / "diff_scoring.py"
-    spec = importlib.util.spec_from_file_location("diff_scoring", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("diff_scoring")
     assert mod.main(["--hands", "400", "--seed", "3", "--profiles"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["hands"] == 400 and out["scored"] > 400 and out["mismatches"] == 0

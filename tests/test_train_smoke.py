@@ -1,6 +1,5 @@
 """Smoke tests: the scripts users run, with tiny budgets (configs/smoke.yaml)."""
 
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -8,19 +7,13 @@ from pathlib import Path
 import pytest
 import torch
 import yaml
+from script_helpers import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _script(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_train_then_evaluate_smoke(tmp_path, capsys):
-    out = _script("train").main(
+    out = load_script("train").main(
         [
             "--config",
             str(ROOT / "configs" / "smoke.yaml"),
@@ -80,7 +73,7 @@ def test_train_then_evaluate_smoke(tmp_path, capsys):
     assert "trained vs random" in printed and "mean_points" in printed
     assert "trained (vs 3x random) - bc (vs 3x random) (points per hand, 2 walls" in printed
 
-    ev = _script("evaluate").run(
+    ev = load_script("evaluate").run(
         [
             "--agent",
             str(run_dir / "final.pt"),
@@ -100,7 +93,7 @@ def test_train_then_evaluate_smoke(tmp_path, capsys):
     data = json.loads((tmp_path / "ev" / "eval.json").read_text())
     assert data["matches"][0]["lineup"] == ["final", "rule", "rule", "rule"]
     # deterministic for a seed
-    ev2 = _script("evaluate").run(
+    ev2 = load_script("evaluate").run(
         [
             "--agent",
             str(run_dir / "final.pt"),

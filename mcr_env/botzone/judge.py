@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mcr_env._checks import check_int
 from mcr_env.encoding.actions import ACTION_KIND, ACTION_TILE, ActionKind
 from mcr_env.engine.state import EndReason, Phase
 from mcr_env.tiles import tile_to_code
@@ -331,9 +332,8 @@ def judge_initdata(wall, quan: int = 0, srand: int = 0) -> dict:
     """
     from mcr_env.engine.walls import wall_to_judge
 
-    if isinstance(quan, bool) or not isinstance(quan, (int, np.integer)) or not 0 <= quan <= 3:
-        raise ValueError(f"quan must be 0..3, got {quan!r}")
-    return {"walltiles": wall_to_judge(wall), "quan": int(quan), "srand": int(srand)}
+    quan = check_int(quan, "quan", 0, 3, what="0..3")
+    return {"walltiles": wall_to_judge(wall), "quan": quan, "srand": int(srand)}
 
 
 def wall_from_initdata(initdata: dict) -> tuple[np.ndarray, int]:
@@ -342,7 +342,7 @@ def wall_from_initdata(initdata: dict) -> tuple[np.ndarray, int]:
     "botzone"))``, ``reset(walls=wall[None], prevalent_wind=quan)``.
 
     Raises:
-        TypeError: ``initdata`` is not a dict.
+        TypeError: ``initdata`` is not a dict, or its ``quan`` not an int.
         ValueError: no ``walltiles`` or no ``quan`` (without them the judge draws them from C's
             ``rand()`` seeded by ``srand``, which is not reproduced here), or a bad wall.
     """
@@ -355,7 +355,5 @@ def wall_from_initdata(initdata: dict) -> tuple[np.ndarray, int]:
             raise ValueError(
                 f"initdata has no {key!r}: the judge would draw it at random from srand"
             )
-    quan = initdata["quan"]
-    if isinstance(quan, bool) or not isinstance(quan, int) or not 0 <= quan <= 3:
-        raise ValueError(f"initdata quan must be 0..3, got {quan!r}")
-    return wall_from_judge(initdata["walltiles"]), int(quan)
+    quan = check_int(initdata["quan"], "initdata quan", 0, 3, what="0..3")
+    return wall_from_judge(initdata["walltiles"]), quan

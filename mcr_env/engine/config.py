@@ -56,7 +56,12 @@ class RulesConfig:
         }
         for f in fields(self):
             value = getattr(self, f.name)
-            if not isinstance(value, str) or value not in valid[f.name]:
+            if not isinstance(value, str):
+                raise TypeError(
+                    f"RulesConfig.{f.name} must be a str, one of {', '.join(valid[f.name])}; "
+                    f"got {type(value).__name__} {value!r}"
+                )
+            if value not in valid[f.name]:
                 raise ValueError(
                     f"RulesConfig.{f.name} = {value!r} is not valid; "
                     f"valid values: {', '.join(valid[f.name])}"

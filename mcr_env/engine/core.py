@@ -249,6 +249,21 @@ def score_cache_info() -> dict:
     }
 
 
+def _games_mask(games, b: int) -> np.ndarray:
+    """``games`` of :meth:`MCREngine.reset` / :meth:`MCREngine.step` as a ``(B,) bool`` array.
+
+    Raises:
+        TypeError: not a bool array.
+        ValueError: not of shape ``(B,)``.
+    """
+    sel = np.asarray(games)
+    if sel.dtype != bool:
+        raise TypeError(f"games must be a (B,) = ({b},) bool array, got dtype {sel.dtype}")
+    if sel.shape != (b,):
+        raise ValueError(f"games must be a (B,) = ({b},) bool array, got shape {sel.shape}")
+    return sel
+
+
 class MCREngine:
     """B games of MCR played in lockstep (docs/rules.md §2-§4).
 
@@ -381,6 +396,10 @@ class MCREngine:
                 ``(N, 144)`` (official) or ``(N, 136)`` (botzone) int tile ids, with N = B or N =
                 the number of reset games; in match mode also ``(N, 16, L)``, one per hand
                 (a ``(N, L)`` wall is then used for hand 1 only, later hands are seeded).
+                With ``seed`` too, the walls are dealt now and ``seed`` is the root seed of
+                the later seeded hands (match hands 2-16 after an ``(N, L)`` wall, the next
+                ``reset()``), exactly as after ``reset(seed=seed)``: the envs' ``reset(seed=...,
+                options={"walls": ...})`` stay reproducible beyond the given walls.
             games: optional ``(B,) bool``: reset only these games. The other games are left
                 untouched: state, masks, ``to_act``, and the outputs of the last step
                 (``rewards``, ``player_rewards``, ``hand_over``, ``terminated``,
@@ -399,9 +418,7 @@ class MCREngine:
             sel = None
             g = np.arange(b)
         else:
-            sel = np.asarray(games)
-            if sel.dtype != bool or sel.shape != (b,):
-                raise ValueError(f"games must be a (B,) = ({b},) bool array, got {sel.dtype}")
+            sel = _games_mask(games, b)
             g = np.flatnonzero(sel)
         # (index arrays rather than boolean masks below: a partial reset touches few games)
         if seed is not None:
@@ -555,9 +572,7 @@ class MCREngine:
             acts = np.ascontiguousarray(acts)
         partial = games is not None
         if partial:
-            active = np.asarray(games)
-            if active.dtype != bool or active.shape != (b,):
-                raise ValueError(f"games must be a (B,) = ({b},) bool array")
+            active = _games_mask(games, b)
             if not active.flags.c_contiguous:
                 active = np.ascontiguousarray(active)
         else:

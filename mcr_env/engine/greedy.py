@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from mcr_env.engine.actions import CHI_OFFSET, HU, NUM_ACTIONS, PASS, PLAY_OFFSET
-from mcr_env.scoring._shanten_kernel import _IS_ORPHAN, _key, form_counts, forms_after_discard
+from mcr_env.scoring._shanten_kernel import _key, closed_forms, form_counts, forms_after_discard
 from mcr_env.scoring.shanten import _value_tables
 from mcr_env.tiles import NUM_TILE_KINDS
 
@@ -70,24 +70,7 @@ def _special_floor(c, t, n, pre, most):
     the discard) for the kinds after it."""
     lb = 8 - most  # Knitted Straight: its missing tiles - 1 at least
     if n == 0:
-        ct = c[t]
-        gone = ct == 1
-        pairs = pre[0] - (1 if ct % 2 == 0 else 0)
-        if 6 - pairs < lb:
-            lb = 6 - pairs
-        present = pre[1]
-        dup = pre[2]
-        if _IS_ORPHAN[t]:
-            if gone:
-                present -= 1
-            elif ct == 2:
-                dup -= 1
-        x = 13 - present - (1 if dup > 0 else 0)
-        if x < lb:
-            lb = x
-        honors = pre[3] - (1 if gone and t >= 27 else 0)
-        if 13 - most - honors < lb:
-            lb = 13 - most - honors
+        lb = closed_forms(c, t, pre, most, lb)
     return lb
 
 

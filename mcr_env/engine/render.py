@@ -29,6 +29,7 @@ import dataclasses
 
 import numpy as np
 
+from mcr_env._checks import check_int
 from mcr_env.engine.actions import ACTION_KIND, NUM_ACTIONS, PASS, ActionKind, action_name
 from mcr_env.engine.state import EndReason, GameState, MeldKind, Phase
 from mcr_env.tiles import tile_glyph, tile_to_code
@@ -100,9 +101,7 @@ def _view(state: GameState, game: int, seat: int | None) -> dict[str, np.ndarray
 
 
 def _check_int(x, name: str, hi: int) -> int:
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or not 0 <= x < hi:
-        raise ValueError(f"{name} must be an int 0..{hi - 1}, got {x!r}")
-    return int(x)
+    return check_int(x, name, 0, hi - 1)
 
 
 def render_table(

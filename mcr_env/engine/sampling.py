@@ -141,8 +141,10 @@ def sample_legal_actions(
         return out
     if type(acting) is not np.ndarray:
         acting = np.asarray(acting)
-    if acting.dtype != np.bool_ or acting.shape != lead:
-        raise ValueError(f"acting must be a {lead} bool array, got {acting.dtype} {acting.shape}")
+    if acting.dtype != np.bool_:
+        raise TypeError(f"acting must be a {lead} bool array, got dtype {acting.dtype}")
+    if acting.shape != lead:
+        raise ValueError(f"acting must be a {lead} bool array, got shape {acting.shape}")
     bad = _sample_acting(flat, acting.reshape(-1), out.reshape(-1), fn, state)
     if bad >= 0:
         raise ValueError(f"acting row {np.unravel_index(bad, lead)} has no legal action")

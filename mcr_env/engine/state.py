@@ -31,6 +31,8 @@ from enum import IntEnum
 
 import numpy as np
 
+from mcr_env._checks import check_int
+
 MAX_MELDS = 4
 """Meld slots per seat (a hand has at most four melds)."""
 DISCARD_CAPACITY = 48
@@ -322,10 +324,10 @@ class GameState:
         fields are left out.
 
         Raises:
+            TypeError: ``seat`` is not an int.
             ValueError: ``seat`` is not 0..3.
         """
-        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < 4:
-            raise ValueError(f"seat must be an int 0..3, got {seat!r}")
+        check_int(seat, "seat", 0, 3)
         out: dict[str, np.ndarray] = {}
         for f in dataclasses.fields(self):
             scope = f.metadata["scope"]

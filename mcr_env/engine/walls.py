@@ -24,6 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
+from mcr_env._checks import check_int
 from mcr_env.tiles import code_to_tile, parse_tiles, tile_to_code
 
 OFFICIAL_TILES = np.concatenate([np.repeat(np.arange(34), 4), np.arange(34, 42)]).astype(np.int8)
@@ -34,15 +35,8 @@ BOTZONE_TILES = np.repeat(np.arange(34), 4).astype(np.int8)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64 finalizer on a uint64 array (wrapping arithmetic)."""
-    x = x ^ (x >> np.uint64(30))
-    x = x * _M1
-    x = x ^ (x >> np.uint64(27))
-    x = x * _M2
-    return x ^ (x >> np.uint64(31))
+_ONE = np.uint64(1)
+_S27, _S30, _S31, _S56 = (np.uint64(k) for k in (27, 30, 31, 56))
 
 
 def layout_tiles(layout: str) -> np.ndarray:
@@ -82,13 +76,21 @@ def seeded_walls(
 
 
 @njit(cache=True, nogil=True)
-def _mix_one(x):
-    """splitmix64 finalizer of one uint64 (wrapping arithmetic), as :func:`_mix`."""
-    x = x ^ (x >> np.uint64(30))
-    x = x * _M1
-    x = x ^ (x >> np.uint64(27))
-    x = x * _M2
-    return x ^ (x >> np.uint64(31))
+def _mix_into(x, tmp):
+    """The splitmix64 finalizer of every element of ``x (n,) uint64``, in place; ``tmp (n,)
+    uint64`` scratch.
+
+    Array ufuncs with ``out=``: no allocation, and the arithmetic wraps modulo 2**64 in numpy
+    as in numba (numpy checks the overflow of scalar integers, and warns, but not of arrays:
+    the exported Botzone bot runs this as plain Python)."""
+    np.right_shift(x, _S30, tmp)
+    np.bitwise_xor(x, tmp, x)
+    np.multiply(x, _M1, x)
+    np.right_shift(x, _S27, tmp)
+    np.bitwise_xor(x, tmp, x)
+    np.multiply(x, _M2, x)
+    np.right_shift(x, _S31, tmp)
+    np.bitwise_xor(x, tmp, x)
 
 
 @njit(cache=True, nogil=True)
@@ -102,7 +104,7 @@ def stable_order(keys, order, start):
     moves slots only within their buckets: linear time for hashed keys (about half a slot
     per bucket for a wall), no allocation."""
     n = keys.shape[0]
-    top = np.uint64(56)
+    top = _S56
     start[:] = 0
     for j in range(n):
         start[np.int64(keys[j] >> top) + 1] += 1
@@ -126,19 +128,34 @@ def stable_order(keys, order, start):
 def _seeded_walls_kernel(tiles, root, games, episodes, hands, out):
     """Row i of ``out``: ``tiles`` ordered by the keys ``mix(h_i + slot * golden)`` (a stable
     sort, :func:`stable_order`), ``h_i`` the hash of (root, game, episode, hand) --
-    :func:`seeded_walls`. The scratch is allocated once per call."""
+    :func:`seeded_walls`. The hashes of all rows are computed together, the keys of a row in
+    one array (:func:`_mix_into`: wrapping arithmetic without scalar overflow); the scratch
+    is allocated once per call."""
+    n_rows = games.shape[0]
     n_slots = tiles.shape[0]
+    h = np.empty(n_rows, dtype=np.uint64)
+    part = np.empty(n_rows, dtype=np.uint64)
+    tmp = np.empty(max(n_rows, n_slots), dtype=np.uint64)
+    h[:] = root
+    np.add(h, _GOLDEN, h)
+    _mix_into(h, tmp[:n_rows])
+    for values in (games, episodes, hands):
+        for i in range(n_rows):
+            part[i] = values[i]
+        np.multiply(part, _GOLDEN, part)
+        np.add(part, _ONE, part)
+        np.bitwise_xor(h, part, h)
+        _mix_into(h, tmp[:n_rows])
+    steps = np.empty(n_slots, dtype=np.uint64)
+    for j in range(n_slots):
+        steps[j] = j
+    np.multiply(steps, _GOLDEN, steps)  # slot * golden
     keys = np.empty(n_slots, dtype=np.uint64)
     order = np.empty(n_slots, dtype=np.int64)
     start = np.empty(257, dtype=np.int64)
-    one = np.uint64(1)
-    for i in range(games.shape[0]):
-        h = _mix_one(root + _GOLDEN)
-        h = _mix_one(h ^ (np.uint64(games[i]) * _GOLDEN + one))
-        h = _mix_one(h ^ (np.uint64(episodes[i]) * _GOLDEN + one))
-        h = _mix_one(h ^ (np.uint64(hands[i]) * _GOLDEN + one))
-        for j in range(n_slots):
-            keys[j] = _mix_one(h + np.uint64(j) * _GOLDEN)
+    for i in range(n_rows):
+        np.add(steps, h[i], keys)
+        _mix_into(keys, tmp[:n_slots])
         stable_order(keys, order, start)
         for p in range(n_slots):
             out[i, p] = tiles[order[p]]
@@ -294,10 +311,9 @@ def make_wall(
     Raises:
         ValueError: a hand is not 13 tiles, a tile is used more often than it exists, a flower
             in the botzone layout, a seat's botzone wall overflows, botzone ``replacements``
-            are given, or ``dealer`` is not a seat 0..3.
+            are given, or ``dealer`` is not a seat 0..3 (TypeError: not an int).
     """
-    if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < 4:
-        raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
+    check_int(dealer, "dealer", 0, 3, what="a seat 0..3")
     tiles = layout_tiles(layout)
     if len(hands) != 4:
         raise ValueError(f"hands must list four 13-tile hands, got {len(hands)}")

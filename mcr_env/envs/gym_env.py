@@ -13,6 +13,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from mcr_env._checks import check_int
 from mcr_env.encoding import resolve_encoder
 from mcr_env.engine.actions import ACTION_NAMES, NUM_ACTIONS
 from mcr_env.engine.config import CLAIM_ROUNDS, RulesConfig
@@ -630,8 +631,8 @@ class MCRVectorEnv(VectorEnv):
     metadata = {"render_modes": ["ansi"], "autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, num_envs: int = 1, render_mode: str | None = None, **kwargs: Any):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        check_int(num_envs, "num_envs", 1)
+        num_envs = int(num_envs)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} not in {self.metadata['render_modes']}")
         self.render_mode = render_mode

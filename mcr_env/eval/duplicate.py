@@ -60,6 +60,7 @@ from typing import Any
 
 import numpy as np
 
+from mcr_env._checks import check_int
 from mcr_env.engine.state import EndReason
 
 PERMUTATION_MODES = ("rotations", "all")
@@ -356,10 +357,8 @@ def duplicate_evaluate(
 
     if len(lineup) != 4:
         raise ValueError(f"lineup must have 4 agents, got {len(lineup)}")
-    if isinstance(walls, bool) or not isinstance(walls, (int, np.integer)) or walls < 1:
-        raise ValueError(f"walls must be an int >= 1, got {walls!r}")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    walls = check_int(walls, "walls", 1)
+    batch_size = check_int(batch_size, "batch_size", 1)
     if shard_backend not in ("process", "thread"):
         raise ValueError(f"shard_backend {shard_backend!r} not valid; valid: process, thread")
     rules = rules or RulesConfig()

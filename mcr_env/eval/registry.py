@@ -34,10 +34,13 @@ def register_agent(spec: str, factory: Factory, *, suffix: bool = False) -> None
     in it, e.g. ``".pt"``). A later registration of the same spec replaces the earlier one.
 
     Raises:
+        TypeError: ``spec`` is not a str.
         ValueError: an empty spec.
     """
-    if not isinstance(spec, str) or not spec:
-        raise ValueError(f"spec must be a non-empty string, got {spec!r}")
+    if not isinstance(spec, str):
+        raise TypeError(f"spec must be a non-empty string, got {type(spec).__name__} {spec!r}")
+    if not spec:
+        raise ValueError("spec must be a non-empty string, got ''")
     (_SUFFIX if suffix else _EXACT)[spec] = factory
 
 

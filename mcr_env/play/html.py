@@ -34,8 +34,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from mcr_env._checks import check_int
 from mcr_env.engine.records import replay
 from mcr_env.play.frames import hand_result_rows, public_events, table_frame
 
@@ -47,9 +46,7 @@ VIEWS = ("all", "0", "1", "2", "3")
 def _check_seat(seat) -> int | None:
     if seat is None:
         return None
-    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < 4:
-        raise ValueError(f"seat must be an int 0..3 or None, got {seat!r}")
-    return int(seat)
+    return check_int(seat, "seat", 0, 3, what="an int 0..3 or None")
 
 
 def record_frames(record: dict, seat: int | None = None) -> list[dict[str, Any]]:

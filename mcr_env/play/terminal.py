@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from mcr_env._checks import check_int
 from mcr_env.encoding.actions import parse_action_name
 from mcr_env.encoding.seat_view import SeatView
 from mcr_env.engine.actions import ACTION_KIND, ACTION_NAMES, PASS, ActionKind
@@ -104,8 +105,7 @@ class TerminalGame:
         write: Callable[[str], None] = print,
         rules: RulesConfig | None = None,
     ):
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 4:
-            raise ValueError(f"seat must be 0..3, got {seat!r}")
+        check_int(seat, "seat", 0, 3, what="0..3")
         if len(opponents) != 3:
             raise ValueError(f"give three opponents, got {len(opponents)}")
         self.player = seat  # the person's player index (= seat in hand 1)

@@ -140,6 +140,34 @@ def form_counts(c, pre):
         pre[4 + a] = m
 
 
+@njit(cache=True, nogil=True, inline="always")
+def closed_forms(c, t, pre, most, best):
+    """The minimum of ``best`` and the shanten of the forms allowed only without melds
+    (Seven Pairs, Thirteen Orphans, Honors and Knitted Tiles) of counts ``c (34,)`` minus one
+    tile ``t`` (``t < 0``: none), from ``pre`` (:func:`form_counts` of ``c``) and ``most``
+    (the most kinds of one knitted arrangement held after the discard; a larger value gives
+    a lower bound: Seven Pairs and Thirteen Orphans stay exact)."""
+    ct = c[t] if t >= 0 else 0
+    gone = t >= 0 and ct == 1  # the discard removes kind t from the hand
+    pairs = pre[0] - (1 if t >= 0 and ct % 2 == 0 else 0)
+    if 6 - pairs < best:
+        best = 6 - pairs
+    present = pre[1]
+    dup = pre[2]
+    if t >= 0 and _IS_ORPHAN[t]:
+        if gone:
+            present -= 1
+        elif ct == 2:
+            dup -= 1
+    x = 13 - present - (1 if dup > 0 else 0)
+    if x < best:
+        best = x
+    honors = pre[3] - (1 if gone and t >= 27 else 0)
+    if 13 - most - honors < best:
+        best = 13 - most - honors
+    return best
+
+
 @njit(cache=True, nogil=True)
 def forms_after_discard(c, t, n, best, cap, pre, suit, honor, acc, tmp, rem):
     """:func:`other_forms` of counts ``c (34,)`` minus one tile ``t`` (``t < 0``: none) with
@@ -152,30 +180,14 @@ def forms_after_discard(c, t, n, best, cap, pre, suit, honor, acc, tmp, rem):
     value is at least its missing tiles - 1). Scratch as :func:`row_shanten`."""
     if n > 1 or best == -1:
         return best
-    ct = c[t] if t >= 0 else 0
-    gone = t >= 0 and ct == 1  # the discard removes kind t from the hand
+    gone = t >= 0 and c[t] == 1  # the discard removes kind t from the hand
     if n == 0:
-        pairs = pre[0] - (1 if t >= 0 and ct % 2 == 0 else 0)
-        if 6 - pairs < best:
-            best = 6 - pairs
-        present = pre[1]
-        dup = pre[2]
-        if t >= 0 and _IS_ORPHAN[t]:
-            if gone:
-                present -= 1
-            elif ct == 2:
-                dup -= 1
-        x = 13 - present - (1 if dup > 0 else 0)
-        if x < best:
-            best = x
-        honors = pre[3] - (1 if gone and t >= 27 else 0)
         most = 0
         for a in range(6):
             m = pre[4 + a] - (1 if gone and _KNIT[a, t] else 0)
             if m > most:
                 most = m
-        if 13 - most - honors < best:
-            best = 13 - most - honors
+        best = closed_forms(c, t, pre, most, best)
     for a in range(6):
         missing = 9 - (pre[4 + a] - (1 if gone and _KNIT[a, t] else 0))
         if missing - 1 >= best or missing - 1 >= cap:

@@ -14,6 +14,7 @@ from functools import cache
 
 import numpy as np
 
+from mcr_env._checks import check_int
 from mcr_env.scoring.evaluate import (
     MELD_CHOW,
     MELD_CONCEALED_KONG,
@@ -154,12 +155,7 @@ def _check_bool(x: object, what: str) -> bool:
 
 
 def _check_int(x: object, what: str, lo: int, hi: int) -> int:
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
-        raise TypeError(f"{what} must be an int in {lo}..{hi}, got {type(x).__name__} {x!r}")
-    x = int(x)
-    if not lo <= x <= hi:
-        raise ValueError(f"{what} must be in {lo}..{hi}, got {x}")
-    return x
+    return check_int(x, what, lo, hi, what=f"in {lo}..{hi}")
 
 
 def _parse_hand(hand: object) -> list[int]:

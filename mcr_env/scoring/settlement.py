@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from mcr_env._checks import check_int
+
 __all__ = [
     "BASE_PAYMENT",
     "PENALTY_OTHERS",
@@ -38,11 +40,7 @@ PENALTY_OTHERS = 10
 def _seat(value, name: str, allow_none: bool = False) -> int | None:
     if value is None and allow_none:
         return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be a seat number 0..3, got {value!r}")
-    if not 0 <= int(value) < NUM_SEATS:
-        raise ValueError(f"{name} must be a seat number 0..3, got {int(value)}")
-    return int(value)
+    return check_int(value, name, 0, NUM_SEATS - 1, what="a seat number 0..3")
 
 
 def settle(winner: int | None, total: int = 0, discarder: int | None = None) -> np.ndarray:
@@ -60,17 +58,14 @@ def settle(winner: int | None, total: int = 0, discarder: int | None = None) -> 
         ``-(8 + x)``, others ``-8``. Self-drawn: winner ``24 + 3x``, others ``-(8 + x)``.
 
     Raises:
-        ValueError: a seat that is not an int in 0..3, winner == discarder, a total that is
-            not an int or is negative, or a draw given a total or a discarder.
+        TypeError: a seat or the total that is not an int.
+        ValueError: a seat outside 0..3, winner == discarder, a negative total, or a draw
+            given a total or a discarder.
     """
     out = np.zeros(NUM_SEATS, dtype=np.int32)
     w = _seat(winner, "winner", allow_none=True)
     d = _seat(discarder, "discarder", allow_none=True)
-    if isinstance(total, (bool, np.bool_)) or not isinstance(total, (int, np.integer)):
-        raise ValueError(f"total must be an int number of points, got {total!r}")
-    x = int(total)
-    if x < 0:
-        raise ValueError(f"total must be >= 0 points, got {x}")
+    x = check_int(total, "total", 0, what="an int number of points >= 0")
     if w is None:
         if d is not None or x != 0:
             raise ValueError("an exhaustive draw (winner=None) takes no discarder and no total")
@@ -123,7 +118,8 @@ def settle_batch(winner, total, discarder) -> np.ndarray:
         ``(N, 4) int32`` points per hand and seat; every row sums to zero.
 
     Raises:
-        ValueError: non-integer arrays, shapes that are not the same ``(N,)``, winner outside
+        TypeError: non-integer arrays.
+        ValueError: shapes that are not the same ``(N,)``, winner outside
             -1..3, discarder outside -1..3, winner == discarder, or a negative total for a
             win (the first offending row is named).
     """
@@ -131,7 +127,7 @@ def settle_batch(winner, total, discarder) -> np.ndarray:
     for name, value in (("winner", winner), ("total", total), ("discarder", discarder)):
         a = np.asarray(value)
         if a.dtype.kind not in "iu":
-            raise ValueError(f"{name} must be an integer array, got dtype {a.dtype}")
+            raise TypeError(f"{name} must be an integer array, got dtype {a.dtype}")
         if a.ndim != 1:
             raise ValueError(f"{name} must have shape (N,), got {a.shape}")
         arrays[name] = a.astype(np.int64)
@@ -168,7 +164,8 @@ def penalty(offender: int) -> np.ndarray:
         ``(4,) int32``: ``-30`` for the offender, ``+10`` for each other seat.
 
     Raises:
-        ValueError: offender is not an int in 0..3.
+        TypeError: offender is not an int.
+        ValueError: offender is not in 0..3.
     """
     o = _seat(offender, "offender")
     out = np.full(NUM_SEATS, PENALTY_OTHERS, dtype=np.int32)
