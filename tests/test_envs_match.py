@@ -136,3 +136,44 @@ def test_planes_v1_extends_planes_v0_byte_identically():
         )
         eng.step(acts)
     assert checked > 20 and (eng.state.match_scores != 0).any()
+
+
+def test_vector_and_sb3_final_info_describe_the_finished_match():
+    """Reproducer: at the step a match ended, ``final_info`` (Gymnasium vector env) held only
+    ``settlement`` and ``learner_seat``, and the SB3 done info mixed the finished hand's
+    settlement with the NEXT match's ``hand_number`` (0), ``dealer``, ``prevalent_wind``;
+    now both describe the finished match's last hand (hand 16: number 15, docs/rules.md §4/§8).
+    Every hand here ends at once: the learners play an illegal action (penalized)."""
+    from mcr_env.envs.sb3 import MCRSB3VecEnv
+
+    dealer, wind, _ = match_hand_layout(15)
+    n = 2
+    for api in ("gymnasium", "sb3"):
+        if api == "gymnasium":
+            venv = MCRVectorEnv(n, match=True, learner_seat=0, opponents="random")
+            obs, info = venv.reset(seed=3)
+        else:
+            sb3 = MCRSB3VecEnv(n, match=True, opponents="random")
+            sb3.seed(3)
+            obs = sb3.reset()
+        for hand in range(16):
+            illegal = np.argmin(obs["action_mask"], axis=1)  # a 0 of every mask
+            assert not obs["action_mask"][np.arange(n), illegal].any()
+            if api == "gymnasium":
+                obs, r, term, trunc, info = venv.step(illegal)
+            else:
+                obs, r, term, infos = sb3.step(illegal)
+            assert term.tolist() == [hand == 15] * n
+        if api == "gymnasium":
+            fin = info["final_info"]
+            assert fin["hand_number"].tolist() == [15, 15]
+            assert fin["dealer"].tolist() == [dealer] * n
+            assert fin["prevalent_wind"].tolist() == [wind] * n
+            assert fin["learner_player"].tolist() == [0, 0]
+            assert fin["_hand_number"].tolist() == [True, True]
+            assert info["hand_number"].tolist() == [0, 0]  # the new match's first hand
+        else:
+            for i in range(n):
+                assert (infos[i]["hand_number"], infos[i]["dealer"]) == (15, dealer)
+                assert (infos[i]["prevalent_wind"], infos[i]["learner_player"]) == (wind, 0)
+                assert infos[i]["learner_seat"] == _seat_of(0, 15)
