@@ -258,8 +258,14 @@ class EvalConfig:
     report_block: int = 0
     """block of walls of the final report; must differ from selection_block."""
     select_best: bool = True
-    """the final policy is the curve point with the best points against ``rule`` (else the
-    last); needs ``curve_walls > 0`` and ``rule`` among the opponents."""
+    """choose the final policy among the learning-curve checkpoints by ``select_by`` (else the
+    last); needs ``curve_walls > 0``. The choice is made against ``rule`` (the first
+    opponent when ``rule`` is not among them)."""
+    select_by: str = "paired_bc"
+    """``paired_bc``: the BC checkpoint unless a later curve checkpoint beats it *paired* on
+    the selection walls with its whole 95% CI above 0 (then the one with the largest paired
+    gain; ``baselines.train.select_paired``); ``points``: the highest mean points of one
+    curve reading (unpaired, CI ~ +-1.5 points at 250 walls)."""
     gain_over_bc: tuple = ("rule",)
     """opponents against which the behaviour-cloned policy (``bc.pt``) is evaluated on the
     report walls too: the final policy's paired gain over BC (``trained - bc``, per wall, 95%

@@ -15,7 +15,10 @@ duplicate evaluation (``make run``).
 * ``curve.json``, ``curve.png`` -- the learning curve: duplicate evaluations after BC, after
   each rollout-policy-improvement round (:mod:`baselines.rpi`) and along PPO on the
   *selection* block of walls (disjoint from the report block), against training time; the
-  final policy is the best curve point against ``rule`` (``eval.select_best``).
+  final policy is chosen among the curve checkpoints (``eval.select_best``): by default
+  (``eval.select_by: paired_bc``, :func:`select_paired`) the BC checkpoint, unless a later
+  one beats it paired on the selection walls against ``rule`` with its whole 95% CI above 0;
+  the per-candidate paired gains are in ``meta.json`` (``selection``).
 
 It prints the results table at the end.
 """
@@ -182,6 +185,42 @@ def gain_over_bc(
     return out
 
 
+SELECT_BY = ("paired_bc", "points")
+"""Valid values of ``eval.select_by`` (:func:`select_paired`, or the best curve reading)."""
+
+
+def select_paired(candidates: list[tuple[str, object]], metric: str = "points") -> tuple[int, list]:
+    """BC-anchored paired choice of the final policy among learning-curve checkpoints.
+
+    ``candidates[0]`` is the anchor (the BC checkpoint); every candidate ``(name, result)``
+    is one :class:`mcr_env.eval.DuplicateResult` of that checkpoint against three copies of
+    one opponent on the *same* walls (the selection block), its name in the lineup. The
+    per-wall difference ``candidate - anchor`` (:func:`mcr_env.eval.paired_difference`,
+    95% normal CI over walls) is taken for each; the choice is the candidate with the largest
+    mean difference among those whose whole CI is above 0, else the anchor itself. So the
+    choice is worse than the anchor only when a 95% CI misses (the deal's luck cancels in the
+    pairing: the CI is ~5x narrower than that of one unpaired reading).
+
+    Returns:
+        ``(index into candidates, [Difference per candidate])`` (the anchor's own entry is
+        exactly 0 with a zero-width CI).
+
+    Raises:
+        ValueError: no candidates, or results not on the same walls and permutations.
+    """
+    from mcr_env.eval import paired_difference
+
+    if not candidates:
+        raise ValueError("select_paired needs at least the anchor candidate")
+    name0, res0 = candidates[0]
+    diffs = [paired_difference(res, name, res0, name0, metric) for name, res in candidates]
+    best = 0
+    for i, d in enumerate(diffs[1:], start=1):
+        if d.ci95_low > 0 and d.mean > diffs[best].mean:
+            best = i
+    return best, diffs
+
+
 def _curve_row(stage: str, seconds: float, results: list) -> dict:
     from mcr_env.eval import difference
 
@@ -273,6 +312,11 @@ def validate(cfg: RunConfig) -> None:
             )
     if cfg.bc.data and not Path(cfg.bc.data).is_file():
         raise ValueError(f"config bc.data: no such file {cfg.bc.data!r}")
+    if cfg.eval.select_by not in SELECT_BY:
+        raise ValueError(
+            f"config eval.select_by: {cfg.eval.select_by!r} not valid; "
+            f"valid: {', '.join(SELECT_BY)}"
+        )
     if cfg.eval.selection_block == cfg.eval.report_block:
         raise ValueError(
             "config eval.selection_block and eval.report_block must differ (selection and "
@@ -317,7 +361,7 @@ def run(cfg: RunConfig, progress: bool = True) -> dict:
     encoder = get_encoder(cfg.env.encoder)
     net = PolicyValueNet(encoder.num_channels, cfg.network, encoder=cfg.env.encoder).to(device)
     curve: list[dict] = []
-    candidates: list[tuple[str, Path]] = []
+    candidates: list[tuple[str, Path, list]] = []
     eval_seconds = 0.0
 
     def curve_point(stage: str, ckpt: Path) -> None:
@@ -331,7 +375,7 @@ def run(cfg: RunConfig, progress: bool = True) -> dict:
         eval_seconds += time.time() - t0
         row = _curve_row(stage, time.time() - t_start - eval_seconds, res)
         curve.append(row)
-        candidates.append((stage, ckpt))
+        candidates.append((stage, ckpt, res))
         txt = ", ".join(
             f"vs {k}: {v['mean_points']:+.2f}" for k, v in row.items() if isinstance(v, dict)
         )
@@ -437,11 +481,29 @@ def run(cfg: RunConfig, progress: bool = True) -> dict:
         )
     meta["curve"] = curve
     final_src = "last"
-    if cfg.eval.select_best and curve and "rule" in curve[0]:
-        best = max(range(len(curve)), key=lambda i: curve[i]["rule"]["mean_points"])
+    if cfg.eval.select_best and curve:
+        opps = [r.lineup[1] for r in candidates[0][2]]
+        opp = "rule" if "rule" in opps else opps[0]
+        k = opps.index(opp)
+        if cfg.eval.select_by == "paired_bc":
+            best, diffs = select_paired([(c[0], c[2][k]) for c in candidates])
+            meta["selection"] = [
+                {"stage": c[0], "opponent": opp, **dataclasses.asdict(d)}
+                for c, d in zip(candidates, diffs, strict=True)
+            ]
+            how = (
+                f"paired against {candidates[0][0]} vs 3x {opp} on the selection walls: "
+                + ", ".join(
+                    f"{c[0]} {d.mean:+.2f} [{d.ci95_low:+.2f}, {d.ci95_high:+.2f}]"
+                    for c, d in zip(candidates[1:], diffs[1:], strict=True)
+                )
+            )
+        else:
+            best = max(range(len(curve)), key=lambda i: curve[i][opp]["mean_points"])
+            how = f"best against {opp} on the selection walls"
         final_src = candidates[best][0]
         net, _ = load_checkpoint(candidates[best][1])
-        print(f"final policy: {final_src} (best against rule on the selection walls)")
+        print(f"final policy: {final_src} ({how})")
     meta["final_policy"] = final_src
     final = save_checkpoint(net, run_dir / "final.pt", {"stage": "final", "from": final_src})
     meta["train_seconds"] = time.time() - t_start - eval_seconds

@@ -59,6 +59,11 @@ def test_train_then_evaluate_smoke(tmp_path, capsys):
     assert meta["git_commit"] and meta["bc"]["samples"] > 0 and meta["ppo"]["iteration"] == 2
     assert meta["bc_data"]["teacher"] == "rule-lookahead"
     assert meta["rpi"]["rounds"][0]["hands"] == 2
+    # BC-anchored paired selection: one curve wall gives no CI, so BC stays the final policy
+    sel = meta["selection"]
+    assert [r["stage"] for r in sel] == ["bc", "rpi_1", "ppo_2"]
+    assert all(r["opponent"] == "random" and r["walls"] == 1 for r in sel)
+    assert meta["final_policy"] == "bc"
     gain = [d for d in meta["gain_over_bc"] if d["metric"] == "points"]
     assert [(d["a"], d["b"], d["walls"]) for d in gain] == [
         ("trained (vs 3x random)", "bc (vs 3x random)", 2)
@@ -71,6 +76,7 @@ def test_train_then_evaluate_smoke(tmp_path, capsys):
     assert ck["config"]["channels"] == 16
     assert list((run_dir / "tb").iterdir())
     printed = capsys.readouterr().out
+    assert "final policy: bc (paired against bc vs 3x random on the selection walls" in printed
     assert "trained vs random" in printed and "mean_points" in printed
     assert "trained (vs 3x random) - bc (vs 3x random) (points per hand, 2 walls" in printed
 
@@ -121,6 +127,7 @@ def test_train_then_evaluate_smoke(tmp_path, capsys):
         ("eval.permutations=some", "config eval.permutations"),
         ("bc.teacher=oracle", "config bc.teacher: unknown teacher 'oracle'"),
         ("eval.gain_over_bc=[wizard]", "config eval.gain_over_bc: unknown opponent 'wizard'"),
+        ("eval.select_by=luck", "config eval.select_by: 'luck' not valid; valid: paired_bc"),
     ],
 )
 def test_bad_config_leaves_no_run_directory(tmp_path, override, message):
