@@ -177,3 +177,38 @@ def test_vector_and_sb3_final_info_describe_the_finished_match():
                 assert (infos[i]["hand_number"], infos[i]["dealer"]) == (15, dealer)
                 assert (infos[i]["prevalent_wind"], infos[i]["learner_player"]) == (wind, 0)
                 assert infos[i]["learner_seat"] == _seat_of(0, 15)
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_batch_env_match_settlement_by_player(workers):
+    """Reproducer: in match mode ``info["player_at_seat"]`` is the seating after the step (the
+    next hand's), so mapping the finished hand's ``info["settlement"]`` (by its seats) with it
+    credited the wrong players after hands 4, 8 and 12; ``info["player_settlement"]`` is the
+    settlement by player (docs/rules.md §4, §8). Every hand ends at once: the acting seat
+    plays an illegal action (penalized: it pays 30, each other seat gets 10)."""
+    from mcr_env.envs.sharded import make_batch_env
+
+    cfg = RulesConfig(match="match", illegal_action="penalize")
+    env = make_batch_env(2, workers, config=cfg, backend="thread")
+    obs, info = env.reset(seed=0)
+    seating = info["player_at_seat"].copy()
+    rows, total = [], np.zeros((2, 4), dtype=np.int64)
+    for hand in range(16):
+        mask = obs["action_mask"].view(bool)
+        acts = np.zeros((2, 4), dtype=np.int64)
+        for g, s in zip(*np.nonzero(obs["to_act"])):
+            acts[g, s] = np.flatnonzero(~mask[g, s])[0]
+        obs, _, term, _, info = env.step(acts)
+        assert info["hand_over"].all() and term.tolist() == [hand == 15] * 2
+        by_player = np.zeros((2, 4), dtype=np.int64)
+        for g in range(2):
+            by_player[g, seating[g]] = info["settlement"][g]
+        np.testing.assert_array_equal(info["player_settlement"], by_player)
+        rows.append(info["player_settlement"][0].tolist())
+        total += info["player_settlement"]
+        seating = info["player_at_seat"].copy()
+    if workers:
+        env.close()
+    # hand 8 (index 7): the offender sits at seat 0, player 1 there (seating of hands 5-8)
+    assert rows[7] == [10, -30, 10, 10]
+    assert rows[3] == [10, 10, 10, -30] and total.sum(axis=1).tolist() == [0, 0]
