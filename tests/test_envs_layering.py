@@ -1,8 +1,9 @@
 """docs/design.md layers: tiles -> scoring -> engine -> encoding -> envs -> baselines / scripts.
 
 Every import inside ``mcr_env`` (module level or inside functions) must point to the same or a
-lower layer; ``mcr_env.eval`` and ``mcr_env.play`` sit with the baselines (they run agents) and
-may import anything.
+lower layer; ``mcr_env.botzone`` sits with the envs (it reads the engine and the encoders);
+``mcr_env.eval`` and ``mcr_env.play`` sit with the baselines (they run agents) and may import
+anything.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ RANK = {
     "mcr_env.rewards": 4,
     "mcr_env.envs": 4,
     "mcr_env.pettingzoo": 4,
+    "mcr_env.botzone": 4,  # reads the engine and the encoders (docs/design.md "Layers")
     "mcr_env.eval": 5,
     "mcr_env.play": 5,
     "baselines": 5,

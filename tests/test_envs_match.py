@@ -136,3 +136,79 @@ def test_planes_v1_extends_planes_v0_byte_identically():
         )
         eng.step(acts)
     assert checked > 20 and (eng.state.match_scores != 0).any()
+
+
+def test_vector_and_sb3_final_info_describe_the_finished_match():
+    """Reproducer: at the step a match ended, ``final_info`` (Gymnasium vector env) held only
+    ``settlement`` and ``learner_seat``, and the SB3 done info mixed the finished hand's
+    settlement with the NEXT match's ``hand_number`` (0), ``dealer``, ``prevalent_wind``;
+    now both describe the finished match's last hand (hand 16: number 15, docs/rules.md §4/§8).
+    Every hand here ends at once: the learners play an illegal action (penalized)."""
+    from mcr_env.envs.sb3 import MCRSB3VecEnv
+
+    dealer, wind, _ = match_hand_layout(15)
+    n = 2
+    for api in ("gymnasium", "sb3"):
+        if api == "gymnasium":
+            venv = MCRVectorEnv(n, match=True, learner_seat=0, opponents="random")
+            obs, info = venv.reset(seed=3)
+        else:
+            sb3 = MCRSB3VecEnv(n, match=True, opponents="random")
+            sb3.seed(3)
+            obs = sb3.reset()
+        for hand in range(16):
+            illegal = np.argmin(obs["action_mask"], axis=1)  # a 0 of every mask
+            assert not obs["action_mask"][np.arange(n), illegal].any()
+            if api == "gymnasium":
+                obs, r, term, trunc, info = venv.step(illegal)
+            else:
+                obs, r, term, infos = sb3.step(illegal)
+            assert term.tolist() == [hand == 15] * n
+        if api == "gymnasium":
+            fin = info["final_info"]
+            assert fin["hand_number"].tolist() == [15, 15]
+            assert fin["dealer"].tolist() == [dealer] * n
+            assert fin["prevalent_wind"].tolist() == [wind] * n
+            assert fin["learner_player"].tolist() == [0, 0]
+            assert fin["_hand_number"].tolist() == [True, True]
+            assert info["hand_number"].tolist() == [0, 0]  # the new match's first hand
+        else:
+            for i in range(n):
+                assert (infos[i]["hand_number"], infos[i]["dealer"]) == (15, dealer)
+                assert (infos[i]["prevalent_wind"], infos[i]["learner_player"]) == (wind, 0)
+                assert infos[i]["learner_seat"] == _seat_of(0, 15)
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_batch_env_match_settlement_by_player(workers):
+    """Reproducer: in match mode ``info["player_at_seat"]`` is the seating after the step (the
+    next hand's), so mapping the finished hand's ``info["settlement"]`` (by its seats) with it
+    credited the wrong players after hands 4, 8 and 12; ``info["player_settlement"]`` is the
+    settlement by player (docs/rules.md §4, §8). Every hand ends at once: the acting seat
+    plays an illegal action (penalized: it pays 30, each other seat gets 10)."""
+    from mcr_env.envs.sharded import make_batch_env
+
+    cfg = RulesConfig(match="match", illegal_action="penalize")
+    env = make_batch_env(2, workers, config=cfg, backend="thread")
+    obs, info = env.reset(seed=0)
+    seating = info["player_at_seat"].copy()
+    rows, total = [], np.zeros((2, 4), dtype=np.int64)
+    for hand in range(16):
+        mask = obs["action_mask"].view(bool)
+        acts = np.zeros((2, 4), dtype=np.int64)
+        for g, s in zip(*np.nonzero(obs["to_act"])):
+            acts[g, s] = np.flatnonzero(~mask[g, s])[0]
+        obs, _, term, _, info = env.step(acts)
+        assert info["hand_over"].all() and term.tolist() == [hand == 15] * 2
+        by_player = np.zeros((2, 4), dtype=np.int64)
+        for g in range(2):
+            by_player[g, seating[g]] = info["settlement"][g]
+        np.testing.assert_array_equal(info["player_settlement"], by_player)
+        rows.append(info["player_settlement"][0].tolist())
+        total += info["player_settlement"]
+        seating = info["player_at_seat"].copy()
+    if workers:
+        env.close()
+    # hand 8 (index 7): the offender sits at seat 0, player 1 there (seating of hands 5-8)
+    assert rows[7] == [10, -30, 10, 10]
+    assert rows[3] == [10, 10, 10, -30] and total.sum(axis=1).tolist() == [0, 0]

@@ -175,3 +175,24 @@ def test_parallel_match_table_points():
     pts = [totals[f"player_{i}"] for i in range(4)]
     assert pts == table_points(eng.state.match_scores[0][None])[0].tolist()
     assert sum(pts) == 7.0
+
+
+def test_render_is_the_spectators_table_and_engine_is_public():
+    """``render()`` is the whole table with every hand open (documented as a spectator's view,
+    never an agent's); ``env.unwrapped.engine`` / ``parallel_env().engine`` give the engine
+    for one seat's view (``render_table(engine.state, 0, seat)``)."""
+    from mcr_env.engine.render import render_table
+
+    aec = env(render_mode="ansi")
+    aec.reset(seed=4)
+    eng = aec.unwrapped.engine
+    assert eng is aec.unwrapped._table.engine and eng.batch_size == 1
+    assert aec.render() == render_table(eng.state, 0, None)
+    for seat in range(4):
+        view = render_table(eng.state, 0, seat)
+        assert view != aec.render()
+        # the other hands as backs: 13 tiles each, the dealer's 14 (it has drawn)
+        assert view.count("\U0001f02b") == (39 if seat == 0 else 40)
+    par = parallel_env(render_mode="ansi")
+    par.reset(seed=4)
+    assert par.render() == render_table(par.engine.state, 0, None)

@@ -461,3 +461,116 @@ def test_html_replay_seat_view(claim_round):
         assert_same(frames, pair, f"HTML frames (claim_round={claim_round!r})")
         pages = [record_to_html(r, seat=pair.seat, title="t").splitlines() for r in records]
         assert_same(pages, pair, f"HTML page (claim_round={claim_round!r})")
+
+
+# ------------------------------------------------- info dicts, render modes, autoreset, judge
+@pytest.mark.parametrize("claim_round", [None, "all"])
+def test_gymnasium_info_dict_render_and_action_masks(claim_round):
+    """MCR-v0 with ``render_mode="ansi"``: the learner's whole info dict, ``env.render()``
+    (the table as its seat sees it) and ``action_masks()`` at every step are the same in both
+    worlds, with the engine's skipping claim rounds and with every seat asked."""
+    for pair in PAIRS:
+        cfg = pair.config if claim_round is None else tw.with_claim_round(pair.config, "all")
+        logs = []
+        for w in (0, 1):
+            pols = pair.policies()
+            env = gym.make(
+                "mcr_env/MCR-v0",
+                learner_seat=pair.seat,
+                opponents=gym_opponents(pair, pols),
+                config=cfg,
+                render_mode="ansi",
+            )
+            obs, info = env.reset(seed=0, options={"walls": pair.walls[w]})
+            log = [(obs["observation"], sorted(info.items()), env.render())]
+            for _ in range(1000):
+                obs, r, term, trunc, info = env.step(pols[pair.seat](obs))
+                masks = env.unwrapped.action_masks()
+                log.append((obs["observation"], r, term, str(sorted(info.items())), masks))
+                log.append(env.render())
+                if term or trunc:
+                    break
+            assert term
+            logs.append(log)
+        assert_same(
+            logs, pair, f"MCR-v0 info, render, action_masks (claim_round={cfg.claim_round})"
+        )
+
+
+@pytest.mark.parametrize("mode", ["same_step", "next_step"])
+def test_batch_env_autoreset_final_observations(mode):
+    """MCRBatchEnv with autoreset (both worlds of a pair at tables 0 and 1): seat s's
+    observation, ``render(game, seat=s)`` and ``to_act`` while the hand is live, then its final
+    observation (``info["final_obs"]`` with same-step autoreset, the returned observation with
+    next-step autoreset) and reward are the same in both worlds."""
+    for pair in PAIRS:
+        env = MCRBatchEnv(2, config=pair.config, autoreset_mode=mode)
+        obs, _ = env.reset(walls=np.stack(pair.walls))
+        pols = [pair.policies() for _ in (0, 1)]
+        logs, live, s = [[], []], [True, True], pair.seat
+        for _ in range(3000):
+            if not any(live):
+                break
+            acts = np.zeros((2, 4), dtype=np.int64)
+            for g in (0, 1):
+                if live[g]:
+                    o = obs["observation"][g]
+                    logs[g].append((obs["to_act"][g].copy(), o[s].copy(), env.render(g, s)))
+                    for t in np.flatnonzero(obs["to_act"][g]).tolist():
+                        acts[g, t] = pols[g][t].choose(o[t], obs["action_mask"][g, t])
+            obs, rew, term, _, info = env.step(acts)
+            for g in (0, 1):
+                if live[g] and term[g]:
+                    if mode == "same_step":
+                        i = info["final_rows"].tolist().index(g)
+                        logs[g].append((info["final_obs"][i, s].copy(), rew[g, s]))
+                    else:
+                        o, m = obs["observation"][g, s].copy(), obs["action_mask"][g, s].copy()
+                        logs[g].append((o, m, rew[g, s], env.render(g, s)))
+                    live[g] = False
+        assert not any(live)
+        assert_same(logs, pair, f"MCRBatchEnv(autoreset_mode={mode!r})")
+
+
+def test_botzone_judge_requests_to_a_seat():
+    """The requests the Botzone judge sends seat s (``RequestNarrator``, what a Botzone bot
+    reads; its answers are a function of them) are the same in both worlds of the botzone
+    pairs, and a ``BotzoneBot`` at seat s answers them with the same responses."""
+    from mcr_env.botzone.bot import BotzoneBot
+    from mcr_env.botzone.judge import RequestNarrator
+
+    enc = tw.ENCODER
+    pairs = [p for p in PAIRS if p.config.wall_layout == "botzone"]
+    assert pairs
+    for pair in pairs:
+        logs = []
+        for w in (0, 1):
+            eng = MCREngine(1, pair.config)
+            eng.reset(walls=pair.walls[w][None])
+            nar = RequestNarrator(eng)
+            nar.start()
+            pols = pair.policies()
+            for _ in range(3000):
+                if eng.terminated[0]:
+                    break
+                acts = np.zeros((1, 4), dtype=np.int64)
+                for t in np.flatnonzero(eng.to_act[0]).tolist():
+                    o = enc.encode(eng.state, np.array([0]), np.array([t]))[0]
+                    acts[0, t] = pols[t].choose(o, eng.legal_mask[0, t])
+                eng.step(acts)
+                nar.after_step(acts)
+            assert eng.terminated[0]
+            lines = list(nar.lines[0][pair.seat])
+            bot = BotzoneBot(_FirstLegal(), rules=pair.config)
+            logs.append([(line, bot.respond(line)) for line in lines])
+        assert len(logs[0]) > 50
+        assert_same(logs, pair, "Botzone requests and a bot's responses")
+
+
+class _FirstLegal:
+    """A Botzone bot's agent: the lowest legal action id."""
+
+    needs_obs = needs_view = False
+
+    def act(self, obs, mask, view=None):
+        return np.argmax(mask, axis=1).astype(np.int64)

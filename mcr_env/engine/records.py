@@ -6,7 +6,7 @@ finished game (a single hand, or a whole 16-hand match in match mode)::
 
     {"format": "mcr-env-record", "version": 1,
      "config": {"wall_layout": "official", "scoring_profile": "mcr",
-                "illegal_action": "raise", "match": "hand"},
+                "illegal_action": "raise", "match": "hand", "claim_round": "options"},
      "origin": {"seed": 7, "game": 3, "episode": 0, "explicit_walls": 0},
      "hands": [
        {"hand": 0, "dealer": 0, "prevalent_wind": 0, "player_at_seat": [0, 1, 2, 3],

@@ -28,8 +28,11 @@ LEAK hidden hands (who holds a pair of the discard, who waits on a promoted kong
 agent that sees them.
 
 In match mode (``RulesConfig(match="match")``) a table terminates after its 16th hand; the
-per-hand settlement still arrives in ``info["settlement"]`` at every hand end, and
-``info["player_at_seat"]`` maps seats to players.
+per-hand settlement still arrives in ``info["settlement"]`` (by the seats of the hand that
+ended) at every hand end, and by player in ``info["player_settlement"]`` (docs/rules.md §4,
+§8). ``info["player_at_seat"]`` is the seating of the returned observations: after a hand
+end, the next hand's, which differs from the finished hand's after hands 4, 8 and 12 (the
+seats rotate), so map a finished hand's settlement with ``player_settlement``, not with it.
 """
 
 from __future__ import annotations
@@ -257,6 +260,7 @@ class MCRBatchEnv:
         info: dict[str, Any] = {"settlement": settlement, "hand_over": hand_over}
         if self.config.match == "match":
             info["player_at_seat"] = eng.state.player_at_seat.copy()
+            info["player_settlement"] = eng.player_rewards.copy()
         if self.autoreset_mode == "same_step" and terminated.any():
             rows = np.nonzero(terminated)[0]
             if self.observe_mode != "none":

@@ -605,7 +605,9 @@ class MCRVectorEnv(VectorEnv):
     the final observation is in ``info["final_obs"]`` (with mask ``info["_final_obs"]``).
     As Gymnasium's own vector envs do, what belongs to the finished hand is in
     ``info["final_info"]`` (mask ``info["_final_info"]``): its ``settlement (B, 4) int32``
-    and ``learner_seat (B,)``; the top-level keys of an autoreset row describe the new hand
+    and ``learner_seat (B,)`` (with ``match=True`` also the finished hand's ``hand_number``,
+    ``dealer``, ``prevalent_wind`` and ``learner_player``); the top-level keys of an autoreset
+    row describe the new hand
     (``learner_seat``, and ``redeals (B,)`` = hands re-dealt before the learner's first
     decision, with mask ``_redeals`` = the autoreset rows). ``info["settlement"]`` is the
     step's raw settlement at every row (at a terminal row the finished hand's, as in
@@ -740,6 +742,9 @@ class MCRVectorEnv(VectorEnv):
                 "learner_seat": self._t.learner.copy(),
                 "_learner_seat": terminated.copy(),
             }
+            for k, v in self._t.hand_info().items():  # match mode: the finished hand's
+                info["final_info"][k] = v
+                info["final_info"][f"_{k}"] = terminated.copy()
             info["_final_info"] = terminated.copy()
             info["redeals"] = self._t.start(terminated, None, None, new_match=False)
             info["_redeals"] = terminated.copy()

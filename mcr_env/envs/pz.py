@@ -5,7 +5,10 @@ sits at seat i (seat 0 = East, the dealer). Observations are ``{"observation": (
 "action_mask": (235,) int8}`` (encoder ``planes-v0`` by default); actions are ``Discrete(235)``.
 Single hands: an episode is one hand; all agents terminate together when it ends, each
 receiving its settlement (docs/rules.md §3) or another reward function by name
-(``mcr_env.rewards``). ``render_mode="human"`` prints the table, ``"ansi"`` returns it.
+(``mcr_env.rewards``). ``render_mode="human"`` prints the table, ``"ansi"`` returns it: the
+whole table as a spectator sees it with the hands open (every concealed hand and concealed
+kong), not any agent's view, so never feed it to an agent; one seat's view is
+``mcr_env.engine.render.render_table(env.unwrapped.engine.state, 0, seat)``.
 
 Whole matches (``match=True``, docs/rules.md §4/§8): an episode is a 16-hand match with the
 seat rotation, dealership and prevalent winds of the rules; agent ``player_i`` is player i and
@@ -212,6 +215,12 @@ class _TableEnv:
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.agents: list[str] = []
 
+    @property
+    def engine(self) -> MCREngine:
+        """The underlying batch-1 engine (to read, e.g. for a seat's rendered view; stepping it
+        directly bypasses the env)."""
+        return self._table.engine
+
     def observation_space(self, agent):
         return self.observation_spaces[agent]
 
@@ -219,7 +228,8 @@ class _TableEnv:
         return self.action_spaces[agent]
 
     def render(self):
-        """ "human": print the table (returns None); "ansi": return its text."""
+        """ "human": print the table (returns None); "ansi": return its text. The full table
+        with every hand open (a spectator's view, module docstring), not an agent's."""
         if self.render_mode is None:
             return None
         text = self._table.render()

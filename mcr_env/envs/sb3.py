@@ -19,7 +19,8 @@ a table whose hand ended is reset at once and its last observation is
 
 Observations are the Gymnasium env's dict (``observation (N, C, 34) float32``, ``action_mask
 (N, 235) int8``; SB3's ``MultiInputPolicy`` reads both). Every info dict has the learner's
-``settlement`` and ``learner_seat`` of the step (at a terminal step: of the finished hand).
+``settlement`` and ``learner_seat`` of the step (at a terminal step: of the finished hand;
+with ``match=True`` also ``hand_number``, ``dealer``, ``prevalent_wind``, ``learner_player``).
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ class MCRSB3VecEnv(VecEnv):
             fin = info["final_info"]
             for i in np.flatnonzero(dones):
                 # SB3 convention: a done step's info is the finished episode's
-                infos[i].update({k: fin[k][i] for k in ("settlement", "learner_seat")})
+                infos[i].update({k: v[i] for k, v in fin.items() if not k.startswith("_")})
                 infos[i]["terminal_observation"] = final[i]
                 infos[i]["TimeLimit.truncated"] = bool(trunc[i] and not term[i])
         self._obs = obs

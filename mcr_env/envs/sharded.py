@@ -156,6 +156,7 @@ def _layout(
         "hand_over": ((b,), np.bool_),
         "terminated": ((b,), np.bool_),
         "player_at_seat": ((b, 4), np.int8),
+        "player_settlement": ((b, 4), np.int32),
         "phase": ((b,), np.int8),
     }
     if observe in ("all", "acting"):
@@ -997,6 +998,7 @@ def _serve_step(env: _ShardEnv, views: dict, cmd: str, arg: dict, offset: Any) -
         terminated = env.engine.terminated
         rewards = np.zeros((env.num_tables, 4), np.float32)
         v["settlement"][...] = 0
+        v["player_settlement"][...] = 0
         v["hand_over"][...] = False
     else:
         actions = views["actions"][lo : env.hi]
@@ -1016,6 +1018,8 @@ def _serve_step(env: _ShardEnv, views: dict, cmd: str, arg: dict, offset: Any) -
         _, rewards, terminated, _, info = env.step(actions)
         np.copyto(v["settlement"], info["settlement"])
         np.copyto(v["hand_over"], info["hand_over"])
+        if "player_settlement" in info:  # match mode
+            np.copyto(v["player_settlement"], info["player_settlement"])
     np.copyto(v["rewards"], rewards)
     np.copyto(v["terminated"], terminated)
     rows = info.get("final_rows")
@@ -1132,8 +1136,8 @@ class ShardedBatchEnv:
     :data:`mcr_env.envs.batch.MASK_DTYPE`), ``to_act (B, 4) bool``, and ``games``/``seats``
     with ``observe="packed"``; ``rewards (B, 4) float32``, ``terminated (B,) bool``,
     ``truncated (B,) bool``, ``info`` with ``settlement (B, 4) int32``, ``hand_over (B,)
-    bool``, ``player_at_seat`` in match mode, ``final_obs`` / ``final_rows`` with same-step
-    autoreset).
+    bool``, ``player_at_seat`` and ``player_settlement`` in match mode, ``final_obs`` /
+    ``final_rows`` with same-step autoreset).
 
     Raises:
         ValueError / TypeError: bad arguments (the message names them).
@@ -1611,6 +1615,7 @@ class ShardedBatchEnv:
         info: dict[str, Any] = {"settlement": out("settlement"), "hand_over": out("hand_over")}
         if self.config.match == "match":
             info["player_at_seat"] = out("player_at_seat")
+            info["player_settlement"] = out("player_settlement")
         if self.autoreset_mode == "same_step" and v["counts"][:, 1].any():
             self._finals(info)
         truncated = np.zeros_like(terminated) if self.copy_obs else self._no_truncation
