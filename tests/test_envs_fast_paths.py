@@ -5,7 +5,8 @@ path (each :class:`RandomPolicy` asked through :func:`call_policy` for its actin
 buffers (:class:`mcr_env.envs.common.ObservationBuffers`) never overwrite an observation or an
 action mask the caller still holds, the compiled acting pairs equal ``np.nonzero``, and the
 mask copy that reads only acting rows (:func:`mcr_env.envs.common.copy_masks`) writes the
-engine's whole mask."""
+engine's whole mask, also when it copies ``to_act`` and lists the acting pairs in the same pass
+(:func:`mcr_env.envs.common.copy_masks_pairs`)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from mcr_env.envs.common import (
     acting_pairs,
     call_policy,
     copy_masks,
+    copy_masks_pairs,
     random_opponent_actions,
 )
 
@@ -168,3 +170,35 @@ def test_copy_masks_writes_the_whole_engine_mask():
             if eng.terminated.all():
                 eng.reset()
             eng.step(sample_legal_actions(eng.legal_mask, rng, eng.to_act))
+
+
+def test_copy_masks_pairs_is_copy_masks_to_act_and_acting_pairs():
+    """``copy_masks_pairs`` into a garbage-filled buffer returns exactly ``copy_masks``, a
+    fresh copy of ``to_act`` and ``np.nonzero(to_act)``, along whole games (both claim-round
+    modes, match mode) and for a batch where nobody acts."""
+    for cfg in (
+        RulesConfig(claim_round="options"),
+        RulesConfig(claim_round="all", wall_layout="botzone", match="match"),
+    ):
+        eng = MCREngine(9, cfg)
+        eng.reset(seed=21)
+        rng = np.random.default_rng(22)
+        out = np.empty((9, 4, 235), dtype=np.int8)
+        for t in range(300):
+            out.fill(5 if t % 2 else -3)
+            mask, to_act, games, seats = copy_masks_pairs(eng.legal_mask, eng.to_act, out)
+            assert mask is out
+            np.testing.assert_array_equal(out, eng.legal_mask.astype(np.int8))
+            assert to_act.dtype == bool and not np.shares_memory(to_act, eng.to_act)
+            np.testing.assert_array_equal(to_act, eng.to_act)
+            want_g, want_s = np.nonzero(eng.to_act)
+            assert games.dtype == seats.dtype == np.int64
+            np.testing.assert_array_equal(games, want_g)
+            np.testing.assert_array_equal(seats, want_s)
+            if eng.terminated.all():
+                eng.reset()
+            eng.step(sample_legal_actions(eng.legal_mask, rng, eng.to_act))
+    nobody = np.zeros((3, 4), dtype=bool)
+    out = np.full((3, 4, 235), 9, dtype=np.int8)
+    mask, to_act, games, seats = copy_masks_pairs(np.zeros((3, 4, 235), bool), nobody, out)
+    assert not mask.any() and not to_act.any() and games.size == seats.size == 0
