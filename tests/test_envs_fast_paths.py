@@ -153,7 +153,8 @@ def test_batch_env_masks_held_stay_intact():
 def test_copy_masks_writes_the_whole_engine_mask():
     """Over whole games (both claim-round modes, match mode, finished tables): the engine's
     rows of seats not asked are all False, and ``copy_masks`` into a buffer full of garbage
-    gives exactly the engine's mask as int8 0/1."""
+    gives exactly the engine's mask as int8 0/1; ``copy_masks_pairs`` the same plus a fresh
+    copy of ``to_act`` and ``np.nonzero(to_act)`` (also for a batch where nobody acts)."""
     for cfg in (
         RulesConfig(claim_round="options"),
         RulesConfig(claim_round="all", wall_layout="botzone", match="match"),
@@ -167,24 +168,6 @@ def test_copy_masks_writes_the_whole_engine_mask():
             out.fill(7 if t % 2 else -1)
             assert copy_masks(eng.legal_mask, eng.to_act, out) is out
             np.testing.assert_array_equal(out, eng.legal_mask.astype(np.int8))
-            if eng.terminated.all():
-                eng.reset()
-            eng.step(sample_legal_actions(eng.legal_mask, rng, eng.to_act))
-
-
-def test_copy_masks_pairs_is_copy_masks_to_act_and_acting_pairs():
-    """``copy_masks_pairs`` into a garbage-filled buffer returns exactly ``copy_masks``, a
-    fresh copy of ``to_act`` and ``np.nonzero(to_act)``, along whole games (both claim-round
-    modes, match mode) and for a batch where nobody acts."""
-    for cfg in (
-        RulesConfig(claim_round="options"),
-        RulesConfig(claim_round="all", wall_layout="botzone", match="match"),
-    ):
-        eng = MCREngine(9, cfg)
-        eng.reset(seed=21)
-        rng = np.random.default_rng(22)
-        out = np.empty((9, 4, 235), dtype=np.int8)
-        for t in range(300):
             out.fill(5 if t % 2 else -3)
             mask, to_act, games, seats = copy_masks_pairs(eng.legal_mask, eng.to_act, out)
             assert mask is out
