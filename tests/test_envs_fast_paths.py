@@ -5,7 +5,8 @@ path (each :class:`RandomPolicy` asked through :func:`call_policy` for its actin
 buffers (:class:`mcr_env.envs.common.ObservationBuffers`) never overwrite an observation or an
 action mask the caller still holds, the compiled acting pairs equal ``np.nonzero``, and the
 mask copy that reads only acting rows (:func:`mcr_env.envs.common.copy_masks`) writes the
-engine's whole mask."""
+engine's whole mask, also when it copies ``to_act`` and lists the acting pairs in the same pass
+(:func:`mcr_env.envs.common.copy_masks_pairs`)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from mcr_env.envs.common import (
     acting_pairs,
     call_policy,
     copy_masks,
+    copy_masks_pairs,
     random_opponent_actions,
 )
 
@@ -151,7 +153,8 @@ def test_batch_env_masks_held_stay_intact():
 def test_copy_masks_writes_the_whole_engine_mask():
     """Over whole games (both claim-round modes, match mode, finished tables): the engine's
     rows of seats not asked are all False, and ``copy_masks`` into a buffer full of garbage
-    gives exactly the engine's mask as int8 0/1."""
+    gives exactly the engine's mask as int8 0/1; ``copy_masks_pairs`` the same plus a fresh
+    copy of ``to_act`` and ``np.nonzero(to_act)`` (also for a batch where nobody acts)."""
     for cfg in (
         RulesConfig(claim_round="options"),
         RulesConfig(claim_round="all", wall_layout="botzone", match="match"),
@@ -165,6 +168,20 @@ def test_copy_masks_writes_the_whole_engine_mask():
             out.fill(7 if t % 2 else -1)
             assert copy_masks(eng.legal_mask, eng.to_act, out) is out
             np.testing.assert_array_equal(out, eng.legal_mask.astype(np.int8))
+            out.fill(5 if t % 2 else -3)
+            mask, to_act, games, seats = copy_masks_pairs(eng.legal_mask, eng.to_act, out)
+            assert mask is out
+            np.testing.assert_array_equal(out, eng.legal_mask.astype(np.int8))
+            assert to_act.dtype == bool and not np.shares_memory(to_act, eng.to_act)
+            np.testing.assert_array_equal(to_act, eng.to_act)
+            want_g, want_s = np.nonzero(eng.to_act)
+            assert games.dtype == seats.dtype == np.int64
+            np.testing.assert_array_equal(games, want_g)
+            np.testing.assert_array_equal(seats, want_s)
             if eng.terminated.all():
                 eng.reset()
             eng.step(sample_legal_actions(eng.legal_mask, rng, eng.to_act))
+    nobody = np.zeros((3, 4), dtype=bool)
+    out = np.full((3, 4, 235), 9, dtype=np.int8)
+    mask, to_act, games, seats = copy_masks_pairs(np.zeros((3, 4, 235), bool), nobody, out)
+    assert not mask.any() and not to_act.any() and games.size == seats.size == 0

@@ -206,6 +206,10 @@ def _scoring():
     return score_counts, penalty
 
 
+MAX_DEFERRED_RESULTS = 64
+"""Ended-hand records (one per step that ended hands) the engine keeps before it builds their
+:class:`HandResult` even unread (:meth:`MCREngine._defer_results`): a bound on the memory."""
+
 SCORE_CACHE_SIZE = 1 << 12
 """Entries of the exact-scoring cache shared by all engines of the process (bounded LRU).
 The hands that repeat are mostly met again within a few decisions (a seat waiting on a tile
@@ -343,7 +347,9 @@ class MCREngine:
         self.terminated[:] = True
         self._rng: np.random.Generator | None = None  # the Generator in _rng_slots
         self.table_points = np.zeros((b, 4), dtype=np.float32)
-        self.last_hand_result: list[HandResult | None] = [None] * b
+        self._results: list[HandResult | None] = [None] * b  # last_hand_result
+        # hands ended whose HandResult is not built yet, in order (_defer_results)
+        self._deferred: list[tuple[list, object]] = []
         self._raise = config.illegal_action == "raise"
         self._no_acts = np.zeros((b, 4), dtype=np.int64)  # the actions of a masks-only pass
         # single-hand deals: dealer seat 0 (and East) and players 0..3 at seats 0..3 (read only)
@@ -353,6 +359,7 @@ class MCREngine:
         # set per game so that a partial reset with a seed never reseeds the other games
         self._root_seeds = np.zeros(b, dtype=np.uint64)
         self._seeded = False  # some reset has set the root seeds
+        self._one_root = True  # every game has the same root seed (all but partial seeded resets)
         self._episode = np.full(b, -1, dtype=np.int64)
         self._match_walls: np.ndarray | None = None  # (B, 16, L) explicit match walls
         # (game, seat) -> (ScoreResult, win_tile) of the hands the exact scorer found legal in
@@ -361,6 +368,15 @@ class MCREngine:
         self._started = False
 
     # ------------------------------------------------------------------ public properties
+    @property
+    def last_hand_result(self) -> list[HandResult | None]:
+        """List of B :class:`HandResult` (the last finished hand of each game) or None (no
+        hand finished since its reset). Built when read: the engine records a hand's end in
+        arrays, and an env that resets the game in the same step never builds it."""
+        if self._deferred:
+            self._build_results()
+        return self._results
+
     @property
     def phase(self) -> np.ndarray:
         """``(B,) int8`` :class:`Phase` of each game."""
@@ -428,6 +444,7 @@ class MCREngine:
                 self._root_seeds[:] = np.uint64(int(seed) % (1 << 64))
             self._root_seeds[g] = np.uint64(int(seed) % (1 << 64))
             self._seeded = True
+            self._one_root = bool((self._root_seeds == self._root_seeds[0]).all())
             self._episode[g] = 0
         else:
             if not self._seeded:
@@ -460,15 +477,22 @@ class MCREngine:
         # the Hu states of the reset games, in one call
         clear_games_kernel(g, *self._bufs, *self._obufs)
         self.table_points[g] = 0
-        for i in g.tolist():
-            self.last_hand_result[i] = None
+        reset = g.tolist()
+        if self._deferred:  # (results of the reset games are dropped unbuilt)
+            if sel is None:
+                self._deferred = []
+            else:
+                self._drop_deferred(reset)
+        results = self._results
+        for i in reset:
+            results[i] = None
         # Hu scorings cached for the previous hands of the reset games are stale
         if self._hu:
             if sel is None:
                 self._hu = {}
             else:
                 self._hu = {k: v for k, v in self._hu.items() if not sel[k[0]]}
-        self._deal(g, np.zeros(len(g), dtype=np.int64), explicit, winds)
+        self._deal(g, self._zeros[: len(g)], explicit, winds)  # hand 0
         self._build_masks()
 
     def _rows_for(self, arr: np.ndarray, g: np.ndarray, what: str) -> np.ndarray:
@@ -529,10 +553,11 @@ class MCREngine:
     def _seeded_walls(self, g: np.ndarray, hand_numbers: np.ndarray) -> np.ndarray:
         """``(n, L) int8`` seeded walls of hand ``hand_numbers`` of games ``g`` (from each
         game's root seed, index ``first_game + g`` and episode counter)."""
-        roots = self._root_seeds[g]
         layout, first = self.config.wall_layout, self.first_game
-        if len(g) == 1 or (roots == roots[0]).all():  # one root seed in all usual cases
-            return seeded_walls(layout, int(roots[0]), g + first, self._episode[g], hand_numbers)
+        if self._one_root:  # one root seed in all usual cases
+            root = int(self._root_seeds[0])
+            return seeded_walls(layout, root, g + first, self._episode[g], hand_numbers)
+        roots = self._root_seeds[g]
         out = np.empty((len(g), self._wall_len), dtype=np.int8)
         for root in np.unique(roots).tolist():
             m = roots == root
@@ -658,7 +683,7 @@ class MCREngine:
             self._end_events(self._ev[:n_ev].copy(), hu_cache)
         if n_cand:
             self._score_candidates(self._cand[:n_cand])
-        if n_cand or self._need.any():  # (single hands that only ended need no masks pass)
+        if n_cand or np.count_nonzero(self._need):  # (hands that only ended need no pass)
             self._build_masks()
 
     # ------------------------------------------------------------------ outside states
@@ -713,14 +738,16 @@ class MCREngine:
     def _end_events(self, ev: np.ndarray, hu_cache: dict) -> None:
         """Settle the hands ended in ``ev (n, 4)`` rows ``(game, EndReason, winner, from)``
         (wins scored in ``hu_cache``; exhaustive draws), then :meth:`_after_hands`."""
-        reason = ev[:, 1]
-        exh = reason == _E_EXHAUSTIVE
-        if exh.any():
-            self._end_exhaustive(ev[exh, 0])
-        wins = ev[~exh]
-        if len(wins):
-            self._settle_wins(wins, hu_cache)
-        self._after_hands(ev[:, 0])
+        ended = np.ascontiguousarray(ev[:, 0])
+        exh = ev[:, 1] == _E_EXHAUSTIVE
+        n_exh = np.count_nonzero(exh)
+        if n_exh == len(ev):  # (random play: most hands end in a draw)
+            self._end_exhaustive(ended)
+        else:
+            if n_exh:
+                self._end_exhaustive(ended[exh])
+            self._settle_wins(ev[~exh], hu_cache)
+        self._after_hands(ended)
 
     def _build_masks(self) -> None:
         """Masks of every game in ``self._need``: masks-only kernel passes until no game waits for
@@ -827,17 +854,52 @@ class MCREngine:
         if len(g) == 0:
             return
         st = self.state
-        # (the results' arrays are rows of two new arrays: one allocation each, not per hand;
-        # positional arguments: HandResult's fields in order)
-        numbers = st.hand_number[g].tolist()
-        players = st.player_at_seat[g]
-        zeros = np.zeros((len(g), 4), dtype=np.int32)
-        results = self.last_hand_result
+        self._defer_results(g.tolist(), (st.hand_number[g].tolist(), st.player_at_seat[g]))
+
+    def _defer_results(self, games: list, results) -> None:
+        """Record the results of the hands of ``games`` (game indices) that ended now:
+        ``results`` is a list of their :class:`HandResult`, or ``(hand numbers, players at
+        seat (n, 4) int8)`` of hands ended in an exhaustive draw, whose HandResults
+        :meth:`_build_results` makes when ``last_hand_result`` is read (at B = 1024 random
+        play ends ~9 hands a step, and a same-step autoreset drops them unread)."""
+        self._deferred.append((games, results))
+        if len(self._deferred) > MAX_DEFERRED_RESULTS:
+            self._build_results()
+
+    def _build_results(self) -> None:
+        """Write the deferred results into ``last_hand_result``, in the order they ended."""
+        out = self._results
         exhaustive = EndReason.EXHAUSTIVE
-        for i, gi in enumerate(g.tolist()):
-            results[gi] = HandResult(
-                numbers[i], exhaustive, -1, -1, -1, (), 0, zeros[i], players[i]
-            )
+        for games, results in self._deferred:
+            if isinstance(results, list):
+                for gi, res in zip(games, results):
+                    out[gi] = res
+                continue
+            numbers, players = results
+            # (the results' arrays are rows of two new arrays: one allocation each, not per
+            # hand; positional arguments: HandResult's fields in order)
+            zeros = np.zeros((len(games), 4), dtype=np.int32)
+            for i, gi in enumerate(games):
+                out[gi] = HandResult(
+                    numbers[i], exhaustive, -1, -1, -1, (), 0, zeros[i], players[i]
+                )
+        self._deferred = []
+
+    def _drop_deferred(self, games: list) -> None:
+        """Forget the deferred results of ``games`` (being reset: their results become None)."""
+        drop = set(games)
+        kept = []
+        for ended, results in self._deferred:
+            keep = [i for i, gi in enumerate(ended) if gi not in drop]
+            if len(keep) == len(ended):
+                kept.append((ended, results))
+            elif keep:
+                if isinstance(results, list):
+                    results = [results[i] for i in keep]
+                else:
+                    results = ([results[0][i] for i in keep], results[1][keep])
+                kept.append(([ended[i] for i in keep], results))
+        self._deferred = kept
 
     def _record_end(self, gi, reason, winner, frm, win_tile, fans, total, settlement, offenders=()):
         st = self.state
@@ -851,7 +913,7 @@ class MCREngine:
         self.player_rewards[gi, players] = settlement
         st.match_scores[gi, players] += settlement
         self.hand_over[gi] = True
-        self.last_hand_result[gi] = HandResult(
+        res = HandResult(
             hand_number=int(st.hand_number[gi]),
             end_reason=EndReason(reason),
             winner=winner,
@@ -863,6 +925,7 @@ class MCREngine:
             player_at_seat=players,
             offenders=tuple(offenders),
         )
+        self._defer_results([gi], [res])
 
     def _settle_wins(self, wins: np.ndarray, hu_cache: dict) -> None:
         """Settle the wins ``wins (n, 4)`` rows ``(game, EndReason, winner, from)`` with the
@@ -884,20 +947,23 @@ class MCREngine:
         pay = np.empty((len(rows), 4), dtype=np.int32)
         wins_kernel(np.ascontiguousarray(wins), tiles, totals, pay, *self._bufs, *self._obufs)
         players = st.player_at_seat[g]  # (the results' arrays: rows of two new arrays)
-        out = self.last_hand_result
-        for i, (gi, reason, wi, di) in enumerate(rows):
+        out = []
+        for i, (_, reason, wi, di) in enumerate(rows):
             res, tile = results[i]
-            out[gi] = HandResult(
-                numbers[i],
-                _END_REASONS[reason],
-                wi,
-                di,
-                tile,
-                res.fans,
-                res.total,
-                pay[i],
-                players[i],
+            out.append(
+                HandResult(
+                    numbers[i],
+                    _END_REASONS[reason],
+                    wi,
+                    di,
+                    tile,
+                    res.fans,
+                    res.total,
+                    pay[i],
+                    players[i],
+                )
             )
+        self._defer_results(g.tolist(), out)
 
 
 _END_REASONS = tuple(EndReason(i) for i in range(max(EndReason) + 1))

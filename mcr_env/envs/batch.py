@@ -48,8 +48,7 @@ from mcr_env.engine.config import CLAIM_ROUNDS, RulesConfig
 from mcr_env.engine.core import MCREngine
 from mcr_env.envs.common import (
     ObservationBuffers,
-    acting_pairs,
-    copy_masks,
+    copy_masks_pairs,
     encode_pairs,
     settlement_only,
 )
@@ -167,6 +166,7 @@ class MCRBatchEnv:
         self.autoreset_mode = autoreset_mode
         self.observe_mode = observe
         self._pending = np.zeros(self.num_tables, dtype=bool)  # next_step: reset at next step
+        self._n_pending = 0  # how many of _pending are True
         # (B * 4,) games and seats of every pair, game-major (observe="all")
         self._all_pairs = (
             np.repeat(np.arange(self.num_tables), 4),
@@ -192,23 +192,23 @@ class MCRBatchEnv:
 
     def _obs(self) -> dict[str, np.ndarray]:
         eng = self.engine
-        # int8 0/1 like every env API of the package (MASK_DTYPE); same bytes as the bool mask
-        to_act = eng.to_act.copy()
-        mask = copy_masks(eng.legal_mask, to_act, self._mask_buffers.take(self.num_tables))
+        # int8 0/1 like every env API of the package (MASK_DTYPE); same bytes as the bool
+        # mask; a copy of to_act and the acting pairs from the same compiled pass
+        mask, to_act, g, s = copy_masks_pairs(
+            eng.legal_mask, eng.to_act, self._mask_buffers.take(self.num_tables)
+        )
         out = {"action_mask": mask, "to_act": to_act}
         b, c = self.num_tables, self.encoder.num_channels
         if self.observe_mode == "all":
-            g, s = self._all_pairs
-            obs = encode_pairs(self.encoder, eng.state, g, s, self._buffers)
+            ga, sa = self._all_pairs
+            obs = encode_pairs(self.encoder, eng.state, ga, sa, self._buffers)
             out["observation"] = obs.reshape(b, 4, c, 34)
         elif self.observe_mode == "acting":
             obs = np.zeros((b, 4, c, 34), dtype=self.obs_dtype)
-            g, s = acting_pairs(to_act)
             if g.size:
                 obs[g, s] = encode_pairs(self.encoder, eng.state, g, s, dtype=self.obs_dtype)
             out["observation"] = obs
         elif self.observe_mode == "packed":
-            g, s = acting_pairs(to_act)
             out["observation"] = encode_pairs(self.encoder, eng.state, g, s, self._buffers)
             out["games"], out["seats"] = g, s
         return out
@@ -226,6 +226,7 @@ class MCRBatchEnv:
         """
         self.engine.reset(seed=seed, walls=walls)
         self._pending[:] = False
+        self._n_pending = 0
         self.reward_fn.reset(self.engine, None)
         self._started = True
         return self._obs(), {"player_at_seat": self.engine.state.player_at_seat.copy()}
@@ -241,14 +242,16 @@ class MCRBatchEnv:
         if not self._started:
             raise RuntimeError("call reset() before step()")
         eng = self.engine
-        pending = self._pending.copy()
+        # (next_step: the tables to reset now; _pending is replaced, never changed, by a step;
+        # np.count_nonzero: a fraction of the cost of ndarray.any)
+        pending, n_pending = self._pending, self._n_pending
         eng.step(actions)
         settlement = eng.rewards.copy()
         hand_over = eng.hand_over.copy()
         terminated = eng.terminated.copy()
-        if self._settlement_only and not hand_over.any():
+        if self._settlement_only and not np.count_nonzero(hand_over):
             rewards = np.zeros((self.num_tables, 4), dtype=np.float32)  # no hand ended: 0
-        elif pending.any():
+        elif n_pending:
             emit = np.repeat(~pending[:, None], 4, axis=1)  # (B, 4)
             rewards = self.reward_fn(settlement, hand_over, eng, emit)
             rewards = np.where(pending[:, None], np.float32(0.0), rewards).astype(np.float32)
@@ -261,18 +264,20 @@ class MCRBatchEnv:
         if self.config.match == "match":
             info["player_at_seat"] = eng.state.player_at_seat.copy()
             info["player_settlement"] = eng.player_rewards.copy()
-        if self.autoreset_mode == "same_step" and terminated.any():
+        if self.autoreset_mode == "same_step" and np.count_nonzero(terminated):
             rows = np.nonzero(terminated)[0]
             if self.observe_mode != "none":
                 info["final_obs"] = self._final_obs(rows)
             info["final_rows"] = rows
             self._reset_rows(terminated)
         elif self.autoreset_mode == "next_step":
-            if pending.any():
+            if n_pending:
                 self._reset_rows(pending)
                 terminated[pending] = False
             self._pending = terminated.copy()
-        return self._obs(), rewards, terminated, np.zeros_like(terminated), info
+            self._n_pending = int(np.count_nonzero(terminated))
+        truncated = np.zeros(self.num_tables, dtype=bool)
+        return self._obs(), rewards, terminated, truncated, info
 
     def _final_obs(self, rows: np.ndarray) -> np.ndarray:
         """``(n, 4, C, 34)`` (``obs_dtype``): the observations of every seat of tables

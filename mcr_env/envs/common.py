@@ -129,28 +129,70 @@ def copy_masks(legal_mask: np.ndarray, to_act: np.ndarray, out: np.ndarray) -> n
     Raises:
         ValueError: the three shapes do not match ``(B, 4, 235)`` / ``(B, 4)``.
     """
+    _check_mask_shapes(legal_mask, to_act, out)
+    _copy_acting_rows(legal_mask.view(np.int8), to_act, out, _NO_TO_ACT, _NO_PAIRS, _NO_PAIRS)
+    return out
+
+
+def copy_masks_pairs(
+    legal_mask: np.ndarray, to_act: np.ndarray, out: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`copy_masks` and, in the same compiled pass over ``to_act``, a copy of it and
+    :func:`acting_pairs` (what an env's observation needs after every step, in one call).
+
+    Returns:
+        ``(out, to_act copy (B, 4) bool, games (N,) int64, seats (N,) int64)``: the acting
+        (game, seat) pairs in row-major (``np.nonzero``) order, views of the first N entries
+        of two ``(4B,)`` arrays.
+
+    Raises:
+        ValueError: the shapes do not match ``(B, 4, 235)`` / ``(B, 4)``.
+    """
+    _check_mask_shapes(legal_mask, to_act, out)
+    acting = np.empty(to_act.shape, dtype=bool)
+    games = np.empty(to_act.size, dtype=np.int64)
+    seats = np.empty(to_act.size, dtype=np.int64)
+    n = _copy_acting_rows(legal_mask.view(np.int8), to_act, out, acting, games, seats)
+    return out, acting, games[:n], seats[:n]
+
+
+def _check_mask_shapes(legal_mask: np.ndarray, to_act: np.ndarray, out: np.ndarray) -> None:
     b = legal_mask.shape[0]
     if legal_mask.shape != (b, 4, NUM_ACTIONS) or out.shape != legal_mask.shape:
         raise ValueError(f"masks must be (B, 4, {NUM_ACTIONS}): {legal_mask.shape}, {out.shape}")
     if to_act.shape != (b, 4):
         raise ValueError(f"to_act must be (B, 4) = ({b}, 4), got {to_act.shape}")
-    _copy_acting_rows(legal_mask.view(np.int8), to_act, out)
-    return out
+
+
+_NO_TO_ACT = np.zeros((0, 4), dtype=bool)
+_NO_PAIRS = np.zeros(0, dtype=np.int64)
 
 
 @njit(cache=True, nogil=True)
-def _copy_acting_rows(src, to_act, out):
+def _copy_acting_rows(src, to_act, out, acting, games, seats):
     """``out[g, s] = src[g, s]`` where ``to_act[g, s]``, else 0 (``src``, ``out`` ``(B, 4,
     235) int8``; the rows' constant length lets LLVM write them without memcpy / memset
-    calls)."""
+    calls); when given (non-empty), ``acting (B, 4) bool`` a copy of ``to_act`` and
+    ``games``, ``seats`` ``(4B,) int64`` the acting pairs in order. Returns how many seats
+    act."""
+    copy = acting.shape[0] > 0
+    pairs = games.shape[0] > 0
+    k = 0
     for g in range(src.shape[0]):
         for s in range(src.shape[1]):
             if to_act[g, s]:
                 for a in range(NUM_ACTIONS):
                     out[g, s, a] = src[g, s, a]
+                if pairs:
+                    games[k] = g
+                    seats[k] = s
+                k += 1
             else:
                 for a in range(NUM_ACTIONS):
                     out[g, s, a] = 0
+            if copy:
+                acting[g, s] = to_act[g, s]
+    return k
 
 
 def settlement_only(reward_fn: Any) -> bool:
