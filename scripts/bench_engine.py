@@ -1052,7 +1052,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument(
         "--independent",
-        type=int,
+        type=positive_int,
         nargs="+",
         default=None,
         help="env path: the ceiling of n shards, n independent in-process env processes of "

@@ -203,6 +203,50 @@ def test_spin_backend_labels(bench):
     assert bench._split_label("thread") == {"backend": "thread"}
 
 
+BAD_SIZES = [
+    ("bench_agents", ["--batch", "0"], "argument --batch: must be >= 1, got 0"),
+    ("bench_agents", ["--hands", "-3"], "argument --hands: must be >= 1, got -3"),
+    ("bench_botzone", ["export", "--games", "0"], "argument --games: must be >= 1, got 0"),
+    ("bench_engine", ["--batch", "64", "0"], "argument --batch: must be >= 1, got 0"),
+    ("bench_engine", ["--workers", "-1"], "argument --workers: must be >= 0, got -1"),
+    ("bench_engine", ["--independent", "0"], "argument --independent: must be >= 1, got 0"),
+    ("bench_engine", ["--seconds", "0"], "argument --seconds: must be a finite number > 0, got 0"),
+    ("bench_env_split", ["--batch", "-8"], "argument --batch: must be >= 1, got -8"),
+    ("bench_rollout", ["--batch", "0"], "argument --batch: must be >= 1, got 0"),
+    ("bench_rollout", ["--workers", "0"], "argument --workers: must be >= 1, got 0"),
+    ("bench_scoring", ["--hands", "0"], "argument --hands: must be >= 1, got 0"),
+    ("bench_shanten", ["--batch", "0"], "argument --batch: must be >= 1, got 0"),
+    ("bench_train", ["--batch", "0"], "argument --batch: must be >= 1, got 0"),
+    (
+        "bench_train",
+        ["--sizes", "0x1"],
+        "argument --sizes: need channels >= 1 and blocks >= 0, got '0x1'",
+    ),
+    ("bench_vs_anchors", ["--rounds", "0"], "argument --rounds: must be >= 1, got 0"),
+    (
+        "bench_vs_anchors",
+        ["--seconds", "nan"],
+        "argument --seconds: must be a finite number > 0, got nan",
+    ),
+]
+
+
+def test_every_bench_script_has_a_bad_size_case():
+    scripts = {p.stem for p in (ROOT / "scripts").glob("bench_*.py")}
+    assert {s for s, _, _ in BAD_SIZES} == scripts - {"bench_args"}
+
+
+@pytest.mark.parametrize(("script", "argv", "message"), BAD_SIZES)
+def test_bad_sizes_are_one_line_usage_errors(capsys, script, argv, message):
+    """Reproducer: ``--batch 0`` (and negative sizes) were tracebacks from inside the run."""
+    with pytest.raises(SystemExit) as e:
+        load_script(script).main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.splitlines()[-1].endswith(f": error: {message}"), err
+
+
 def test_independent_rows_are_the_ceiling(bench, capsys):
     """``--independent 1 2``: n independent in-process env processes of B / n tables each,
     started together after their warm-ups, pinned one per CPU; their rows add up the
