@@ -236,6 +236,8 @@ def bench_env(
     obs_dtype: str = "float32",
     backend: str = "process",
     spin: float | None = None,
+    first_game: int = 0,
+    ready=None,
 ) -> dict:
     """The RL path: :class:`mcr_env.envs.batch.MCRBatchEnv` (planes-v0 observations of the
     acting seats (``observe="packed"``), masks, settlement rewards, same-step autoreset)
@@ -246,7 +248,10 @@ def bench_env(
     ``"process"`` (k worker processes) or ``"thread"`` (the caller runs shard 0, k - 1 helper
     threads the others). The policy runs in the caller, as in a rollout (but ``uniform_env``).
     ``obs_dtype``: the env's observation dtype (``"uint8"``: compact planes). ``spin``: the
-    process backend's polling before its waits block (None: its default).
+    process backend's polling before its waits block (None: its default). ``first_game``:
+    global index of table 0 (:class:`MCRBatchEnv` ``first_game``; the walls and, with
+    ``uniform_env``, the keyed draws of those tables). ``ready``: called after the warm-up,
+    right before the timing starts (:func:`bench_independent`'s start barrier).
 
     Returns:
         dict like :func:`bench_engine` (``hands_per_s``, ``decisions_per_s``,
@@ -261,6 +266,8 @@ def bench_env(
     from mcr_env.envs.sharded import keyed_random_actions, make_batch_env
 
     kw = {"copy_obs": False, "backend": backend} if workers else {}
+    if first_game:
+        kw["first_game"] = first_game
     if workers and backend == "process" and spin is not None:
         kw["spin"] = spin
     if obs_dtype != "float32":
@@ -281,7 +288,9 @@ def bench_env(
             steps_done += 1
             if workers:
                 return env.step_random(seed)
-            acts = keyed_random_actions(obs["action_mask"], obs["to_act"], seed, steps_done - 1)
+            acts = keyed_random_actions(
+                obs["action_mask"], obs["to_act"], seed, steps_done - 1, first_game
+            )
             return env.step(acts)
 
     else:
@@ -296,6 +305,8 @@ def bench_env(
         return int(info["hand_over"].sum())
 
     warm = warm_up(one_step, batch, seconds)
+    if ready is not None:
+        ready()
     hands = decisions = steps = 0
     w0 = env.worker_cpu_seconds() if workers else []
     t0 = time.perf_counter()
@@ -345,6 +356,151 @@ def bench_env(
         **warm,
         **rates,
     }
+
+
+def _cores() -> list[int]:
+    """The CPUs this process may run on, ascending (all of ``os.cpu_count()`` without
+    ``sched_getaffinity``)."""
+    if hasattr(os, "sched_getaffinity"):
+        return sorted(os.sched_getaffinity(0))
+    return list(range(os.cpu_count() or 1))
+
+
+def bench_independent(
+    batch: int,
+    seconds: float,
+    layout: str = "official",
+    seed: int = 0,
+    claim_round: str = "options",
+    policy: str = "uniform",
+    workers: int = 1,
+    obs_dtype: str = "float32",
+    pin: bool = True,
+) -> dict:
+    """The hardware's ceiling for ``workers`` = n shards: n independent in-process env
+    processes at once, each :func:`bench_env` with ``workers=0`` on ``batch // n`` tables
+    (the share of a k = n shard: process i plays tables ``i * batch // n ..`` via
+    ``first_game``, so with ``uniform_env`` exactly the games of the sharded env's shard i),
+    process i pinned to the i-th CPU of this process's affinity (``pin``), nothing shared
+    between them (no IPC, no handoff, no caller). Every process warms up, then all start
+    their ``seconds`` of timing together (each reports ready on its stdout and waits for a
+    go line on its stdin). Whatever n independent processes lose against one (memory
+    bandwidth, shared caches, the load) no sharding can win back.
+
+    Returns:
+        dict like :func:`bench_env` (``backend: "independent"``): ``decisions_per_s`` (the
+        sum of the processes' wall-clock rates), ``decisions_per_critical_cpu_s`` (the sum of
+        each process's decisions per CPU second: what an otherwise idle machine with a core
+        per process gives), ``decisions_per_total_cpu_s`` (all decisions over all CPU
+        seconds), ``hands``, ``decisions``, ``process_rows`` (each process's
+        ``decisions_per_s``, ``decisions_per_cpu_s``, ``cpu``) and ``cores``.
+
+    Raises:
+        ValueError: ``workers < 1`` or more than ``batch``. RuntimeError: a process failed
+            (its stderr in the message).
+    """
+    if workers < 1 or workers > batch:
+        raise ValueError(f"independent processes must be 1..batch = {batch}, got {workers}")
+    cores = _cores()
+    base, extra = divmod(batch, workers)
+    procs, los = [], []
+    lo = 0
+    for i in range(workers):
+        n = base + (1 if i < extra else 0)
+        job = {
+            "batch": n,
+            "seconds": seconds,
+            "layout": layout,
+            "seed": seed,
+            "claim_round": claim_round,
+            "policy": policy,
+            "obs_dtype": obs_dtype,
+            "first_game": lo,
+            "core": cores[i % len(cores)] if pin else None,
+        }
+        los.append(lo)
+        lo += n
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, os.path.abspath(__file__), "--independent-child", json.dumps(job)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    try:
+        for p in procs:  # every process warmed up before anyone's timing starts
+            line = p.stdout.readline()
+            if line.strip() != "ready":
+                raise RuntimeError(f"independent process failed: {line}{p.stderr.read()}")
+        for p in procs:
+            p.stdin.write("go\n")
+            p.stdin.flush()
+        rows = []
+        for p in procs:
+            out, err = p.communicate(timeout=10 * seconds + 60)
+            if p.returncode != 0:
+                raise RuntimeError(f"independent process failed ({p.returncode}): {err}")
+            rows.append(json.loads(out.strip().splitlines()[-1]))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    decisions = sum(r["decisions"] for r in rows)
+    cpu = sum(r["cpu_seconds"] for r in rows)
+    return {
+        "batch": batch,
+        "layout": layout,
+        "claim_round": claim_round,
+        "policy": policy,
+        "workers": workers,
+        "backend": "independent",
+        "encoder": rows[0]["encoder"],
+        "obs_dtype": obs_dtype,
+        "hands": sum(r["hands"] for r in rows),
+        "decisions": decisions,
+        "decisions_per_hand": round(decisions / max(sum(r["hands"] for r in rows), 1), 2),
+        "seconds": round(max(r["seconds"] for r in rows), 3),
+        "decisions_per_s": round(sum(r["decisions_per_s"] for r in rows), 1),
+        "cpu_seconds": round(cpu, 3),
+        "decisions_per_total_cpu_s": round(decisions / cpu, 1),
+        "decisions_per_critical_cpu_s": round(
+            sum(r["decisions"] / r["cpu_seconds"] for r in rows), 1
+        ),
+        "hands_per_s": round(sum(r["hands_per_s"] for r in rows), 1),
+        "cores": [cores[i % len(cores)] if pin else None for i in range(workers)],
+        "process_rows": [
+            {
+                "first_game": lo,
+                "batch": r["batch"],
+                "decisions_per_s": r["decisions_per_s"],
+                "decisions_per_cpu_s": round(r["decisions"] / r["cpu_seconds"], 1),
+                "cpu_seconds": r["cpu_seconds"],
+                "warmup_steady": r["warmup_steady"],
+            }
+            for lo, r in zip(los, rows)
+        ],
+    }
+
+
+def _independent_child(job_json: str) -> None:
+    """One process of :func:`bench_independent`: pin, warm up, print ``ready``, wait for a
+    line on stdin, time, print the :func:`bench_env` row as JSON."""
+    job = json.loads(job_json)
+    core = job.pop("core")
+    if core is not None and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {core})
+
+    def ready() -> None:
+        print("ready", flush=True)
+        sys.stdin.readline()
+
+    b, sec = job.pop("batch"), job.pop("seconds")
+    args = (job.pop("layout"), job.pop("seed"), job.pop("claim_round"), job.pop("policy"))
+    row = bench_env(b, sec, *args, workers=0, ready=ready, **job)
+    print(json.dumps(row), flush=True)
 
 
 ENCODE_IDS = ("planes-v0", "oracle-v0", "planes-v1")
@@ -727,7 +883,35 @@ def scaling_summary(rows: list[dict]) -> list[dict]:
                 )
         row["loadavg_1m"] = round(os.getloadavg()[0], 2)
         out.append(row)
+    _vs_ceiling(out)
     return out
+
+
+def _vs_ceiling(summaries: list[dict]) -> None:
+    """Next to each shard backend's summary, the ``independent`` one of the same (policy,
+    batch, claim_round, obs_dtype) if any (:func:`bench_independent`, the hardware's
+    ceiling): ``ceiling_wall_<k>_vs_1`` (its speed-up) and ``vs_independent_wall_<k>`` /
+    ``vs_independent_critical_cpu_<k>`` (the backend's k-worker rate over k independent
+    processes' rate: 1.0 = sharding loses nothing against the ceiling)."""
+    ceilings = {
+        (r["policy"], r["batch"], r["claim_round"], r["obs_dtype"]): r
+        for r in summaries
+        if r["backend"] == "independent"
+    }
+    for r in summaries:
+        ceil = ceilings.get((r["policy"], r["batch"], r["claim_round"], r["obs_dtype"]))
+        if ceil is None or r is ceil:
+            continue
+        for k, med in r["median"].items():
+            if k in ("0", "1") or k not in ceil["median"]:
+                continue
+            if f"speedup_wall_{k}_vs_1" in ceil:
+                r[f"ceiling_wall_{k}_vs_1"] = ceil[f"speedup_wall_{k}_vs_1"]
+            for m, name in (
+                ("decisions_per_s", "wall"),
+                ("decisions_per_critical_cpu_s", "critical_cpu"),
+            ):
+                r[f"vs_independent_{name}_{k}"] = round(med[m] / ceil["median"][k][m], 3)
 
 
 def _backend_labels(backends: list[str], spins: list[float] | None) -> list[str]:
@@ -823,7 +1007,21 @@ def main(argv: list[str] | None = None) -> None:
         "for this many steps (bench_lockstep: overhead and speed-ups robust to a loaded "
         "machine; the uniform and uniform_env policies); 0 = off",
     )
+    ap.add_argument(
+        "--independent",
+        type=int,
+        nargs="+",
+        default=None,
+        help="env path: the ceiling of n shards, n independent in-process env processes of "
+        "batch/n tables each at once, pinned one per CPU (bench_independent; backend "
+        "'independent' in the scaling rows, interleaved with the --workers rows)",
+    )
+    ap.add_argument("--no-pin", action="store_true", help="--independent: do not pin")
+    ap.add_argument("--independent-child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.independent_child is not None:
+        _independent_child(args.independent_child)
+        return
     meta = _meta()
     benches = {
         "engine": bench_engine,
@@ -840,16 +1038,20 @@ def main(argv: list[str] | None = None) -> None:
         for cr in args.claim_round
         for dt in (args.obs_dtype if p == "env" else ["float32"])
     ]
-    if args.workers is not None:
+    if args.workers is not None or args.independent is not None:
+        kinds = [
+            (k, be)
+            for k in args.workers or []
+            for be in (["process"] if k == 0 else _backend_labels(args.backends, args.spin))
+        ] + [(n, "independent") for n in args.independent or []]
         runs = [
-            ("env", pol, b, cr, (k, be), dt)
+            ("env", pol, b, cr, kind, dt)
             for _ in range(args.repeat)
             for pol in args.policy
             for b in args.batch
             for cr in args.claim_round
             for dt in args.obs_dtype
-            for k in args.workers
-            for be in (["process"] if k == 0 else _backend_labels(args.backends, args.spin))
+            for kind in kinds
         ]
     scaling = []
     for path, pol, b, cr, k, dt in runs:
@@ -862,10 +1064,12 @@ def main(argv: list[str] | None = None) -> None:
         extra = {} if k is None else {"workers": k[0], **_split_label(k[1])}
         if dt != "float32":
             extra["obs_dtype"] = dt
-        row = {
-            "bench": path,
-            **benches[path](b, args.seconds, args.layout, args.seed, cr, pol, **extra),
-        }
+        fn = benches[path]
+        if k is not None and k[1] == "independent":
+            path, fn = "independent", bench_independent
+            del extra["backend"]
+            extra["pin"] = not args.no_pin
+        row = {"bench": path, **fn(b, args.seconds, args.layout, args.seed, cr, pol, **extra)}
         if k is not None and k[0]:
             row["backend"] = k[1]  # with several --spin values: process/spin=S
         cache = score_cache_info()

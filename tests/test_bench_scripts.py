@@ -209,3 +209,51 @@ def test_spin_backend_labels(bench):
     ]
     assert bench._split_label("process/spin=0.0002") == {"backend": "process", "spin": 0.0002}
     assert bench._split_label("thread") == {"backend": "thread"}
+
+
+def test_independent_rows_are_the_ceiling(bench, capsys):
+    """``--independent 1 2``: n independent in-process env processes of B / n tables each,
+    started together after their warm-ups, pinned one per CPU; their rows add up the
+    processes' rates and the scaling row of backend ``independent`` is their speed-up."""
+    argv = ["--batch", "5", "--independent", "1", "2", "--policy", "uniform_env"]
+    bench.main([*argv, "--seconds", "0.05"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["bench"], r["backend"], r.get("workers")) for r in rows] == [
+        ("independent", "independent", 1),
+        ("independent", "independent", 2),
+        ("scaling", "independent", None),
+    ]
+    one, two, summary = rows
+    assert [p["first_game"] for p in two["process_rows"]] == [0, 3]  # the shards' tables
+    assert [p["batch"] for p in two["process_rows"]] == [3, 2]
+    assert len(one["process_rows"]) == 1 and one["process_rows"][0]["batch"] == 5
+    cores = bench._cores()
+    assert two["cores"] == [cores[0], cores[1 % len(cores)]]
+    for r in (one, two):
+        per = r["process_rows"]
+        assert r["decisions"] > 0 and r["obs_dtype"] == "float32"
+        assert r["decisions_per_s"] == pytest.approx(sum(p["decisions_per_s"] for p in per), 1e-3)
+        crit = sum(p["decisions_per_cpu_s"] for p in per)
+        assert r["decisions_per_critical_cpu_s"] == pytest.approx(crit, rel=1e-3, abs=0.5)
+    assert summary["speedup_wall_2_vs_1"] == round(
+        two["decisions_per_s"] / one["decisions_per_s"], 3
+    )
+    with pytest.raises(ValueError, match="independent processes must be 1..batch = 2"):
+        bench.bench_independent(2, 0.05, workers=3)
+
+
+def test_scaling_rows_against_the_ceiling(bench):
+    """A shard backend's summary next to the independent processes' of the same key."""
+    rows = [
+        {**_row(1, 100.0, 100.0, 100.0), "backend": "process"},
+        {**_row(2, 150.0, 90.0, 170.0), "backend": "process"},
+        {**_row(1, 100.0, 100.0, 100.0), "backend": "independent"},
+        {**_row(2, 160.0, 80.0, 180.0), "backend": "independent"},
+        {**_row(2, 1.0, 1.0, 1.0, batch=64), "backend": "process"},  # no ceiling of its own
+    ]
+    proc, ind, small = bench.scaling_summary(rows)
+    assert ind["speedup_wall_2_vs_1"] == 1.6 and "vs_independent_wall_2" not in ind
+    assert proc["ceiling_wall_2_vs_1"] == 1.6
+    assert proc["vs_independent_wall_2"] == round(150 / 160, 3)
+    assert proc["vs_independent_critical_cpu_2"] == round(170 / 180, 3)
+    assert not any(k.startswith(("ceiling", "vs_independent")) for k in small)
