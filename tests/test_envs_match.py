@@ -212,3 +212,40 @@ def test_batch_env_match_settlement_by_player(workers):
     # hand 8 (index 7): the offender sits at seat 0, player 1 there (seating of hands 5-8)
     assert rows[7] == [10, -30, 10, 10]
     assert rows[3] == [10, 10, 10, -30] and total.sum(axis=1).tolist() == [0, 0]
+
+
+def test_gymnasium_match_settlement_by_player():
+    """Reproducer: with ``match=True`` the step's ``info["settlement"]`` is by the seats of the
+    hand that ended while ``info["learner_seat"]`` is the learner's seat in the next hand, so
+    ``settlement[learner_seat]`` was another player's after hands 4, 8 and 12 (the seats
+    rotate, docs/rules.md §8); ``info["player_settlement"]`` is by player:
+    ``player_settlement[learner_player]`` is the learner's. The learner plays an illegal action
+    at every first decision (penalized: it pays 30, the others get 10), ending every hand."""
+    for api in ("env", "vector"):
+        if api == "env":
+            env = MCREnv(match=True, learner_seat=1)
+            obs, info = env.reset(seed=0)
+        else:
+            env = MCRVectorEnv(1, match=True, learner_seat=1)
+            obs, info = env.reset(seed=0)
+        got = []
+        for _ in range(16):
+            mask = obs["action_mask"].reshape(-1, 235)[0]
+            a = int(np.flatnonzero(mask == 0)[0])
+            if api == "env":
+                obs, r, term, _, info = env.step(a)
+                ps, player = info["player_settlement"], info["learner_player"]
+            else:
+                obs, r, term, _, info = env.step(np.array([a]))
+                r, term = r[0], term[0]
+                src = info["final_info"] if term else info
+                ps, player = src["player_settlement"][0], src["learner_player"][0]
+            assert r == -30 and ps[player] == -30 and sorted(ps.tolist()) == [-30, 10, 10, 10]
+            seat = int(np.asarray(info["learner_seat"]).reshape(-1)[0])
+            got.append(int(info["settlement"].reshape(-1, 4)[0][seat]))
+            if term:
+                break
+        assert len(got) == 16
+        # the naive reading: -30 except at the rotation boundaries (after hands 4, 8 and 12)
+        if api == "env":
+            assert [i for i, x in enumerate(got) if x != -30] == [3, 7, 11]

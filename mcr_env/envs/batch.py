@@ -33,6 +33,8 @@ ended) at every hand end, and by player in ``info["player_settlement"]`` (docs/r
 §8). ``info["player_at_seat"]`` is the seating of the returned observations: after a hand
 end, the next hand's, which differs from the finished hand's after hands 4, 8 and 12 (the
 seats rotate), so map a finished hand's settlement with ``player_settlement``, not with it.
+The ``rewards`` of that step are by the finished hand's seats as well: the seating before
+the step (the previous step's ``info["player_at_seat"]``, or ``reset``'s) maps them.
 """
 
 from __future__ import annotations

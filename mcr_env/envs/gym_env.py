@@ -269,6 +269,7 @@ class _LearnerTables:
         rows = self._rows
         total = np.zeros(self.n, dtype=np.float32)
         self.settlement = np.zeros((self.n, 4), dtype=np.int32)
+        self.player_settlement = np.zeros((self.n, 4), dtype=np.int32)  # match mode
         first = learner_actions is not None
         active = active & ~eng.terminated
         self.hand_ended[:] = False
@@ -295,6 +296,8 @@ class _LearnerTables:
                 over[:] = False
             if ended:
                 self.settlement += settle
+                if self.match:  # by player: the seats rotate when the next hand is dealt
+                    self.player_settlement += np.where(over[:, None], eng.player_rewards, 0)
             seat = self.learner.copy()  # the learner's seat in the hand that just ended
             if self.match and ended:  # match: the next hand is dealt, seats rotate
                 dealt = np.nonzero(eng.hand_over & ~eng.terminated)[0]
@@ -422,7 +425,11 @@ class MCREnv(gym.Env):
     settlement at the end of every hand (default), or ``reward="table_points"``: 4/2/1/0 by
     rank at the end of the match (ties share). Observations default to ``planes-v1`` (the
     match context: hand number, running scores; winds as in planes-v0). ``info`` also has
-    ``hand_number``, ``dealer``, ``prevalent_wind`` of the current hand and ``learner_player``.
+    ``hand_number``, ``dealer``, ``prevalent_wind`` of the current hand and ``learner_player``,
+    and ``player_settlement (4,) int32``, the step's settlement by player
+    (``player_settlement[learner_player]`` is the learner's): ``info["settlement"]`` is by the
+    seats of the hand that ended, and after hands 4, 8 and 12 the learner's seat in the next
+    hand (``info["learner_seat"]``) is another one (docs/rules.md §8).
 
     ## Starting State
     A seeded shuffled wall (or ``options={"walls": ...}``); 13 tiles each, East (seat 0)
@@ -572,6 +579,8 @@ class MCREnv(gym.Env):
         terminated = bool(self._t.engine.terminated[0])
         self._done = terminated
         info = {"settlement": self._t.settlement[0].copy(), "learner_seat": self.learner_seat}
+        if self._t.match:
+            info["player_settlement"] = self._t.player_settlement[0].copy()
         info.update(self._t.hand_info(0))
         return self._obs(), float(r[0]), terminated, False, info
 
@@ -722,6 +731,8 @@ class MCRVectorEnv(VectorEnv):
         eng = self._t.engine
         terminated = eng.terminated.copy()
         info: dict[str, Any] = {"settlement": self._t.settlement.copy()}
+        if self._t.match:
+            info["player_settlement"] = self._t.player_settlement.copy()
         if terminated.any():
             final = self._t.obs()
             info["final_obs"] = np.array(
@@ -742,6 +753,9 @@ class MCRVectorEnv(VectorEnv):
                 "learner_seat": self._t.learner.copy(),
                 "_learner_seat": terminated.copy(),
             }
+            if self._t.match:
+                info["final_info"]["player_settlement"] = self._t.player_settlement.copy()
+                info["final_info"]["_player_settlement"] = terminated.copy()
             for k, v in self._t.hand_info().items():  # match mode: the finished hand's
                 info["final_info"][k] = v
                 info["final_info"][f"_{k}"] = terminated.copy()
