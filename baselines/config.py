@@ -364,7 +364,7 @@ RANGES: dict[str, _Range] = {
     "rpi.val_fraction": _FRACTION,
     "ppo.iterations": _COUNT,
     "ppo.num_envs": _SIZE,
-    "ppo.lr": _POSITIVE,
+    "ppo.lr": _Range(0),  # 0: no policy update (the zero-gain diagnostic of the learning curve)
     "ppo.gamma": _PROBABILITY,
     "ppo.gae_lambda": _PROBABILITY,
     "ppo.update_epochs": _SIZE,

@@ -39,7 +39,7 @@ def test_claim_round_validation():
     assert RulesConfig.from_dict({"claim_round": "all"}).claim_round == "all"
     with pytest.raises(ValueError, match=r"claim_round = 'every' is not valid; valid values: "):
         RulesConfig(claim_round="every")
-    with pytest.raises(ValueError, match="claim_round"):
+    with pytest.raises(TypeError, match="claim_round must be a str"):
         RulesConfig(claim_round=1)
 
 

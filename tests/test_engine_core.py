@@ -148,7 +148,7 @@ def test_reset_validation():
     eng = MCREngine(2)
     with pytest.raises(RuntimeError):
         eng.step(np.zeros((2, 4), dtype=np.int64))
-    with pytest.raises(ValueError, match="games"):
+    with pytest.raises(TypeError, match="games"):
         eng.reset(games=np.array([1, 0]))
     bad = np.tile(make_wall(["123456789m 1234z"] * 4 if False else _HANDS), (2, 1))
     bad[1, 0] = bad[1, 1]
