@@ -418,7 +418,7 @@ class MCREngine:
             sel = np.asarray(games)
             if sel.dtype != bool or sel.shape != (b,):
                 raise ValueError(f"games must be a (B,) = ({b},) bool array, got {sel.dtype}")
-            g = np.nonzero(sel)[0]
+            g = np.flatnonzero(sel)
         # (index arrays rather than boolean masks below: a partial reset touches few games)
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):

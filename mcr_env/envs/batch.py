@@ -260,7 +260,7 @@ class MCRBatchEnv:
         info: dict[str, Any] = {"settlement": settlement, "hand_over": hand_over}
         if self.config.match == "match":
             info["player_at_seat"] = eng.state.player_at_seat.copy()
-        if self.autoreset_mode == "same_step" and np.count_nonzero(terminated):
+        if self.autoreset_mode == "same_step" and terminated.any():
             rows = np.nonzero(terminated)[0]
             if self.observe_mode != "none":
                 info["final_obs"] = self._final_obs(rows)
