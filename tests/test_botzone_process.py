@@ -43,6 +43,10 @@ for raw in sys.stdin:
         ans = "PLAY J3" if t[1] != "J3" else "PLAY J2"
     if mode == "garbage" and t[0] == "2":
         ans = "DISCARD NOW"
+    if mode == "lowercase" and t[0] == "2":
+        ans = "play " + t[1].lower()
+    if mode == "spaces" and t[0] == "2":
+        ans = "PLAY  " + t[1]
     print(ans)
     print(KEEP)
     sys.stdout.flush()
@@ -114,6 +118,8 @@ def test_our_bot_script_as_an_outside_process(io):
         ("not-pass", "not-pass"),
         ("illegal", "illegal"),
         ("garbage", "bad-output"),
+        ("lowercase", "bad-output"),
+        ("spaces", "bad-output"),
     ],
 )
 def test_misbehaving_bots_are_penalized_like_the_judge_does(bots, mode, kind):
@@ -123,6 +129,8 @@ def test_misbehaving_bots_are_penalized_like_the_judge_does(bots, mode, kind):
     eng = MCREngine(1, JUDGE)
     eng.reset(seed=4)
     points = play_games(eng, [RandomAgent(seed=0), bad], np.array([[0, 0, 1, 0]]))
+    # reproducer (lowercase, spaces): "play w1" and "PLAY  W1" were read as PLAY W1, which the
+    # judge rejects (it compares verbs and codes exactly and splits at every single space)
     assert [i.kind for i in bad.incidents] == [kind]
     assert bad.incidents[0].seat == 2
     assert points[0].tolist() == [10, 10, -30, 10]

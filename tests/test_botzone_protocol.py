@@ -277,3 +277,29 @@ def test_json_and_simple_io_agree_with_direct_calls():
     run_bot(lambda: BotzoneBot(_LastLegal()), io.StringIO(inp + "\n"), out, keep_running=True)
     lines = out.getvalue().splitlines()
     assert lines == sum(([json.dumps({"response": r}), KEEP_RUNNING] for r in expected), [])
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("0\n", "simple I/O turn number must be >= 1, got 0"),
+        ("-2\n0 1 0\n", "simple I/O turn number must be >= 1, got -2"),
+        (
+            '{"requests": 5, "responses": []}\n',
+            "JSON input needs lists 'requests' and 'responses', got int and list",
+        ),
+        (
+            '{"requests": ["0 1 0"], "responses": "PASS"}\n',
+            "JSON input needs lists 'requests' and 'responses', got list and str",
+        ),
+    ],
+)
+def test_run_bot_reports_malformed_first_turns(text, message):
+    """Reproducer: a simple I/O turn number 0 (or negative) crashed ``run_bot`` with an
+    IndexError and a ``requests`` that is not a list with a TypeError (tracebacks, not the
+    one-line RequestError that ``scripts/botzone_bot.py`` reports); nothing is answered."""
+    out = io.StringIO()
+    with pytest.raises(RequestError) as err:
+        run_bot(lambda: BotzoneBot(_LastLegal()), io.StringIO(text), out, keep_running=True)
+    assert str(err.value) == message
+    assert out.getvalue() == ""

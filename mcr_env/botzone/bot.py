@@ -196,7 +196,11 @@ def run_bot(
         0 (end of input), for use as an exit status.
 
     Raises:
-        RequestError / ValueError: malformed input.
+        RequestError: malformed input (not a JSON object with lists ``requests`` and
+            ``responses`` of n and n - 1 entries, a simple I/O turn number that is not an
+            integer >= 1, fewer lines than it announces, a request that does not fit the game).
+        json.JSONDecodeError: a line that starts like JSON but is not.
+        ValueError: the agent answered an illegal action.
     """
     fin = sys.stdin if stdin is None else stdin
     fout = sys.stdout if stdout is None else stdout
@@ -215,7 +219,14 @@ def run_bot(
     as_json = first.startswith("{")
     if as_json:
         obj = json.loads(first)
-        reqs, resps = list(obj.get("requests", [])), list(obj.get("responses", []))
+        if not isinstance(obj, dict):
+            raise RequestError(f"JSON input must be an object, got {first[:200]!r}")
+        reqs, resps = obj.get("requests", []), obj.get("responses", [])
+        if not isinstance(reqs, list) or not isinstance(resps, list):
+            raise RequestError(
+                "JSON input needs lists 'requests' and 'responses', got "
+                f"{type(reqs).__name__} and {type(resps).__name__}"
+            )
         if not reqs or len(resps) != len(reqs) - 1:
             raise RequestError("JSON input needs n requests and n - 1 responses")
     else:
@@ -225,6 +236,8 @@ def run_bot(
             raise RequestError(
                 f"simple I/O input must start with the turn number, got {first!r}"
             ) from None
+        if n < 1:
+            raise RequestError(f"simple I/O turn number must be >= 1, got {n}")
         hist = [next(it, None) for _ in range(2 * n - 1)]
         if any(h is None for h in hist):
             raise RequestError(f"simple I/O input ended before its {2 * n - 1} lines")

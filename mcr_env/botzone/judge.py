@@ -237,11 +237,22 @@ def response_actions(engine, g: int, response: str) -> tuple[int, ...]:
     """Action ids of a seat's answer in game ``g``: ``(action,)`` or ``(claim, play)`` for PENG
     and CHI (the tile claimed is the engine's tile in play).
 
-    Raises:
-        BotzoneFormatError: a malformed response (a ValueError).
-    """
-    from mcr_env.encoding.actions import from_botzone
+    Read as the judge reads it (docs/rules.md §9): verbs and tile codes in upper case, the
+    tokens separated by single spaces (the judge splits at every space and compares exactly,
+    so ``"play w1"`` or ``"PLAY  W1"`` is a wrong answer there); only leading and trailing
+    whitespace is ignored.
 
+    Raises:
+        BotzoneFormatError: a malformed response (a ValueError), or one not written as above.
+    """
+    from mcr_env.encoding.actions import BotzoneFormatError, from_botzone
+
+    text = response.strip() if isinstance(response, str) else response
+    if isinstance(text, str) and (text != text.upper() or text.split(" ") != text.split()):
+        raise BotzoneFormatError(
+            f"response {response!r}: the judge reads verbs and tile codes in upper case, "
+            "separated by single spaces"
+        )
     t = int(engine.state.tile_in_play[g])
     return from_botzone(response, t if t >= 0 else None)
 
