@@ -80,9 +80,10 @@ def test_overrides(tmp_path):
     [
         ("ppo.iterations=-1", "config ppo.iterations: must be >= 0, got -1"),
         ("ppo.num_envs=0", "config ppo.num_envs: must be >= 1, got 0"),
-        ("ppo.lr=0", "config ppo.lr: must be > 0, got 0"),
+        ("ppo.lr=-1e-4", "config ppo.lr: must be >= 0, got -0.0001"),
         ("bc.lr=-1e-3", "config bc.lr: must be > 0, got -0.001"),
-        ("ppo.lr=nan", "config ppo.lr: must be > 0, got nan"),
+        ("ppo.lr=nan", "config ppo.lr: must be >= 0, got nan"),
+        ("bc.lr=0", "config bc.lr: must be > 0, got 0"),
         ("ppo.gamma=1.5", "config ppo.gamma: must be in [0, 1], got 1.5"),
         ("bc.val_fraction=1", "config bc.val_fraction: must be in [0, 1), got 1"),
         ("rpi.top_k=1", "config rpi.top_k: must be >= 2, got 1"),
@@ -103,8 +104,10 @@ def test_range_boundaries_are_accepted():
     cfg = load_config(
         None,
         ["ppo.iterations=0", "eval.num_workers=-1", "ppo.num_workers=-1", "ppo.gamma=1"]
-        + ["bc.val_fraction=0", "bc.hands=0", "rpi.top_k=2", "network.blocks=0", "seed=0"],
+        + ["bc.val_fraction=0", "bc.hands=0", "rpi.top_k=2", "network.blocks=0", "seed=0"]
+        + ["ppo.lr=0"],  # no policy update: the zero-gain diagnostic of scripts/ppo_curve.py
     )
+    assert cfg.ppo.lr == 0.0
     assert (cfg.ppo.iterations, cfg.eval.num_workers, cfg.ppo.num_workers) == (0, -1, -1)
     assert (cfg.ppo.gamma, cfg.bc.val_fraction, cfg.rpi.top_k) == (1.0, 0.0, 2)
 
