@@ -21,7 +21,10 @@ from pathlib import Path
 import numpy as np
 
 PACKAGES = ("scoring", "engine", "encoding", "botzone")
-"""mcr_env subpackages copied into the zip (with ``mcr_env/tiles.py``, ``mcr_env/_checks.py``)."""
+"""mcr_env subpackages copied into the zip (with the top-level :data:`MODULES`)."""
+
+MODULES = ("tiles.py", "_checks.py")
+"""mcr_env top-level modules the packed subpackages import."""
 
 _STUB = '"""mcr-env, the parts a Botzone bot needs (exported submission)."""\n'
 
@@ -129,8 +132,8 @@ def export_submission(checkpoint, out: str | Path, python: str = "3.6") -> Path:
         z.writestr("numba/__init__.py", NUMBA_STAND_IN)
         if backport is not None:
             z.writestr(f"{COMPAT36_DIR}/dataclasses.py", backport)
-        put(root / "tiles.py", "mcr_env/tiles.py")
-        put(root / "_checks.py", "mcr_env/_checks.py")  # input checks the engine imports
+        for name in MODULES:
+            put(root / name, f"mcr_env/{name}")
         for pkg in PACKAGES:
             for f in sorted((root / pkg).rglob("*.py")):
                 put(f, f"mcr_env/{f.relative_to(root).as_posix()}")
